@@ -1,0 +1,205 @@
+"""`TransactionDataset`: a collection of set-valued records (transactions).
+
+A record is a set of string terms (a user's queries, a basket's products, a document's words).
+Duplicates inside a record collapse. Record order is kept and a record's id is its 0-based
+position. Internally the dataset is a CSR structure over a sorted vocabulary: ``indptr`` and
+``indices`` hold, for record ``i``, the sorted term ids ``indices[indptr[i]:indptr[i+1]]``. This
+keeps a million records in a few tens of megabytes and lets the algorithms work on integer ids
+and ``scipy.sparse`` matrices.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from corpora.errors import InputError
+
+__all__ = ["DatasetStats", "TransactionDataset"]
+
+
+@dataclass(frozen=True)
+class DatasetStats:
+    """Summary figures of a dataset.
+
+    ``density`` is the type-token ratio used by AlShuhail2021 (section 5.1.2): distinct terms
+    divided by all term occurrences (0.0 for a dataset without terms).
+    """
+
+    records: int
+    distinct_terms: int
+    term_occurrences: int
+    avg_length: float
+    max_length: int
+    density: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "records": self.records,
+            "distinct_terms": self.distinct_terms,
+            "term_occurrences": self.term_occurrences,
+            "avg_length": self.avg_length,
+            "max_length": self.max_length,
+            "density": self.density,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class TransactionDataset:
+    """Set-valued records over a sorted vocabulary, stored as CSR arrays.
+
+    Build one with :meth:`from_records`; the constructor is for code that already holds valid
+    CSR arrays (sorted, unique term ids per record, vocabulary sorted and without duplicates).
+    """
+
+    vocabulary: tuple[str, ...]
+    indptr: np.ndarray
+    indices: np.ndarray
+    name: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_records(
+        cls,
+        records: Iterable[Iterable[str]],
+        name: str = "",
+        metadata: Mapping[str, Any] | None = None,
+    ) -> TransactionDataset:
+        """Build a dataset from an iterable of records, each an iterable of string terms.
+
+        Terms must be non-empty strings; a duplicate term inside a record is kept once.
+        """
+        index: dict[str, int] = {}
+        setdefault = index.setdefault
+        flat: list[int] = []
+        indptr = [0]
+        for number, record in enumerate(records):
+            if isinstance(record, str):
+                raise InputError(f"record {number}: expected a collection of terms, got the string {record!r}")
+            ids = set()
+            for term in record:
+                if not isinstance(term, str) or not term:
+                    raise InputError(f"record {number}: term {term!r} is not a non-empty string")
+                ids.add(setdefault(term, len(index)))
+            flat.extend(ids)
+            indptr.append(len(flat))
+        terms = list(index)
+        order = sorted(range(len(terms)), key=terms.__getitem__)
+        relabel = np.empty(len(terms), dtype=np.int32)
+        relabel[np.asarray(order, dtype=np.int64)] = np.arange(len(terms), dtype=np.int32)
+        indptr_arr = np.asarray(indptr, dtype=np.int64)
+        indices = relabel[np.asarray(flat, dtype=np.int64)] if flat else np.zeros(0, dtype=np.int32)
+        rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr_arr))
+        indices = indices[np.lexsort((indices, rows))].astype(np.int32, copy=False)
+        vocabulary = tuple(terms[i] for i in order)
+        return cls(vocabulary, indptr_arr, indices, name=name, metadata=dict(metadata or {}))
+
+    # ------------------------------------------------------------------ record access
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    def __getitem__(self, i: int) -> frozenset[str]:
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"record {i} out of range for {len(self)} records")
+        voc = self.vocabulary
+        return frozenset(voc[t] for t in self.indices[self.indptr[i] : self.indptr[i + 1]])
+
+    def __iter__(self) -> Iterator[frozenset[str]]:
+        voc = self.vocabulary
+        ind = self.indices.tolist()
+        ptr = self.indptr.tolist()
+        for a, b in zip(ptr[:-1], ptr[1:], strict=True):
+            yield frozenset(voc[t] for t in ind[a:b])
+
+    @property
+    def records(self) -> list[frozenset[str]]:
+        """All records as frozensets of terms, in record order."""
+        return list(self)
+
+    def sorted_records(self) -> list[list[str]]:
+        """All records as sorted term lists (the form the writers and JSON use)."""
+        voc = self.vocabulary
+        ind = self.indices.tolist()
+        ptr = self.indptr.tolist()
+        return [[voc[t] for t in ind[a:b]] for a, b in zip(ptr[:-1], ptr[1:], strict=True)]
+
+    def term_ids(self, i: int) -> np.ndarray:
+        """Sorted term ids of record ``i``."""
+        return self.indices[self.indptr[i] : self.indptr[i + 1]]
+
+    @functools.cached_property
+    def term_index(self) -> dict[str, int]:
+        """Map from term to its id in :attr:`vocabulary`."""
+        return {t: i for i, t in enumerate(self.vocabulary)}
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Number of terms of every record."""
+        return np.diff(self.indptr)
+
+    # ------------------------------------------------------------------ matrix views
+    def matrix(self) -> sp.csr_matrix:
+        """The records x terms incidence matrix (``uint8``, 1 where the record holds the term)."""
+        data = np.ones(len(self.indices), dtype=np.uint8)
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=(len(self), len(self.vocabulary)))
+
+    def term_supports(self) -> np.ndarray:
+        """Support (number of records holding it) of every term id."""
+        return np.bincount(self.indices, minlength=len(self.vocabulary)).astype(np.int64)
+
+    def supports(self) -> dict[str, int]:
+        """Support of every term, by term."""
+        return dict(zip(self.vocabulary, self.term_supports().tolist(), strict=True))
+
+    # ------------------------------------------------------------------ summaries
+    def stats(self) -> DatasetStats:
+        """Records, distinct terms, occurrences, average and maximum length, type-token density."""
+        lengths = self.lengths
+        occurrences = int(lengths.sum())
+        present = int(np.count_nonzero(self.term_supports()))
+        return DatasetStats(
+            records=len(self),
+            distinct_terms=present,
+            term_occurrences=occurrences,
+            avg_length=float(lengths.mean()) if len(self) else 0.0,
+            max_length=int(lengths.max()) if len(self) else 0,
+            density=present / occurrences if occurrences else 0.0,
+        )
+
+    @property
+    def density(self) -> float:
+        """Type-token ratio: distinct terms / all term occurrences (AlShuhail2021 5.1.2)."""
+        return self.stats().density
+
+    # ------------------------------------------------------------------ derived datasets
+    def subset(self, record_ids: Sequence[int] | np.ndarray, name: str | None = None) -> TransactionDataset:
+        """The records with the given ids, in the given order, as a new dataset."""
+        ids = np.asarray(record_ids, dtype=np.int64)
+        voc = self.vocabulary
+        ind = self.indices
+        ptr = self.indptr
+        records = ([voc[t] for t in ind[ptr[i] : ptr[i + 1]]] for i in ids.tolist())
+        return TransactionDataset.from_records(records, name=self.name if name is None else name,
+                                               metadata=self.metadata)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TransactionDataset):
+            return NotImplemented
+        return self.sorted_records() == other.sorted_records()
+
+    def __hash__(self) -> int:  # datasets are compared by content; they are not dict keys
+        raise TypeError("TransactionDataset is not hashable")
+
+    def __repr__(self) -> str:
+        s = self.stats()
+        label = f"{self.name!r}, " if self.name else ""
+        return (f"TransactionDataset({label}records={s.records}, terms={s.distinct_terms}, "
+                f"avg_length={s.avg_length:.2f})")
