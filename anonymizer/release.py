@@ -189,7 +189,8 @@ class Release:
             if not isinstance(children, list) or not all(isinstance(ch, str) and ch in seen for ch in children):
                 raise InputError(f"{where}: 'children' must list ids of clusters defined before it")
             seen.add(jid)
-            joints.append(JointCluster(jid, list(children), _parse_chunks(j.get("shared_chunks"), f"{where}.shared_chunks")))
+            shared = _parse_chunks(j.get("shared_chunks"), f"{where}.shared_chunks")
+            joints.append(JointCluster(jid, list(children), shared))
         return cls(dict(params), clusters, joints)
 
 
