@@ -1,0 +1,144 @@
+"""`python -m anonymizer INPUT -k K -m M --max-cluster-size D ... -o release.json [--truth truth.json]`.
+
+Disassociates a dataset (a file, or a name known to :mod:`corpora.registry`) and writes the
+release, and optionally the truth, atomically: both files appear together at the end or none
+does. Prints a short summary: clusters, joint clusters, record chunks, the share of term
+occurrences left in term chunks, tlost (Terrovitis2012 section 7.1) and the seconds taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from anonymizer.horpart import HORPART_STRATEGIES
+from anonymizer.release import Release, Truth
+from anonymizer.verpart import VERPART_STRATEGIES
+from corpora.dataset import TransactionDataset
+from corpora.errors import InputError
+from corpora.files import atomic_open
+
+__all__ = ["main", "build_parser", "summarize"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one :class:`InputError` line (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise InputError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="python -m anonymizer",
+        description="Disassociate a transaction dataset into a k^m-anonymous release (Terrovitis2012).",
+    )
+    p.add_argument("input", metavar="INPUT", help="dataset file (spmf/kdd/basket/jsonl) or registry name")
+    p.add_argument("-k", type=int, required=True, help="k of k^m-anonymity (>= 2)")
+    p.add_argument("-m", type=int, required=True, help="m of k^m-anonymity (>= 1)")
+    p.add_argument("--max-cluster-size", type=int, required=True, dest="max_cluster_size",
+                   help="largest cluster HORPART keeps (>= k)")
+    p.add_argument("--horpart", choices=HORPART_STRATEGIES, default="original",
+                   help="strategy for clusters smaller than k (AlShuhail2021 3.3.1)")
+    p.add_argument("--verpart", choices=VERPART_STRATEGIES, default="strict",
+                   help="VERPART variant (AlShuhail2021 3.3.3)")
+    p.add_argument("--no-refine", action="store_true", help="skip REFINE (no joint clusters)")
+    p.add_argument("--safe", action="store_true", help="apply safe disassociation (Awad2019) afterwards")
+    p.add_argument("--seed", type=int, default=0, help="seed of the published sub-record order (default 0)")
+    p.add_argument("--format", default=None, help="input format: spmf, kdd, basket or jsonl (default: by extension)")
+    p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
+    p.add_argument("--truth", default=None, help="truth file to write (JSON, never publish it)")
+    return p
+
+
+def _load(source: str, fmt: str | None) -> TransactionDataset:
+    if fmt is not None:
+        from corpora.formats import read_dataset
+
+        return read_dataset(source, format=fmt)
+    from corpora.registry import load_dataset
+
+    return load_dataset(source)
+
+
+def _check_target(path: str, what: str) -> None:
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise InputError(f"{path}: the folder for the {what} file does not exist")
+    if target.is_dir():
+        raise InputError(f"{path}: is a directory, expected a {what} file name")
+
+
+def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> dict[str, float | int]:
+    """Figures printed by the command line: clusters, chunks, term-chunk share and tlost."""
+    from anonymizer.utility import tlost
+
+    occurrences = int(dataset.lengths.sum())
+    in_term_chunks = sum(len(v) for c in truth.clusters for v in c.term_chunk.values())
+    return {
+        "clusters": len(release.clusters),
+        "joint_clusters": len(release.joint_clusters),
+        "record_chunks": sum(len(c.record_chunks) for c in release.clusters),
+        "shared_chunks": sum(len(j.shared_chunks) for j in release.joint_clusters),
+        "published_records": release.n_records,
+        "term_chunk_share": in_term_chunks / occurrences if occurrences else 0.0,
+        "tlost": tlost(release, dataset),
+    }
+
+
+def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:
+    """Write both files through temporary files; they are renamed only when both are complete."""
+    with atomic_open(release_path, "w") as out:
+        out.write(json.dumps(release.to_json(), ensure_ascii=False) + "\n")
+        if truth is not None and truth_path is not None:
+            with atomic_open(truth_path, "w") as tout:
+                tout.write(json.dumps(truth.to_json(), ensure_ascii=False) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the disassociation command line; returns the exit status (InputError for bad input)."""
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    _check_target(args.output, "release")
+    if args.truth is not None:
+        _check_target(args.truth, "truth")
+        if os.path.abspath(args.truth) == os.path.abspath(args.output):
+            raise InputError(f"{args.truth}: the truth and the release must be different files")
+    if args.format is not None:
+        from corpora.formats import FORMATS
+
+        if args.format not in FORMATS:
+            raise InputError(f"--format: unknown format {args.format!r}; choose one of: {', '.join(FORMATS)}")
+    from anonymizer.disassociate import disassociate, validate_parameters
+
+    validate_parameters(None, args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
+    start = time.perf_counter()
+    dataset = _load(args.input, args.format)
+    validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
+    loaded = time.perf_counter()
+    release, truth = disassociate(dataset, args.k, args.m, args.max_cluster_size, horpart=args.horpart,
+                                  verpart=args.verpart, refine=not args.no_refine, seed=args.seed)
+    if args.safe:
+        from anonymizer.safe import safe_disassociate
+
+        release, truth = safe_disassociate(release, truth, seed=args.seed)
+        release.params["safe"] = True
+    seconds = time.perf_counter() - loaded
+    load_seconds = loaded - start
+    figures = summarize(dataset, release, truth)
+    _write(release, truth, args.output, args.truth)
+    name = dataset.name or args.input
+    print(f"{name}: {len(dataset)} records -> {args.output}"
+          + (f" (truth: {args.truth})" if args.truth else ""))
+    print(f"clusters {figures['clusters']}, joint clusters {figures['joint_clusters']}, "
+          f"record chunks {figures['record_chunks']}, shared chunks {figures['shared_chunks']}")
+    print(f"term occurrences in term chunks {100 * figures['term_chunk_share']:.1f}%, "
+          f"tlost {100 * figures['tlost']:.1f}%")
+    print(f"seconds: loading {load_seconds:.2f}, disassociation {seconds:.2f}")
+    return 0

@@ -1,0 +1,151 @@
+"""`python -m anonymizer verify|reconstruct|utility ...`: check, sample from and score a release.
+
+* ``verify RELEASE``: brute-force k^m-anonymity, Lemma 2, Property 1 and structure checks
+  (:mod:`anonymizer.verify`); prints ``OK`` or one line per violation; exit 0 if ok, else 1.
+* ``reconstruct RELEASE --seed S -o OUT.jsonl``: one dataset of the inverse transformation
+  (:mod:`anonymizer.reconstruct`), written atomically as JSON lines (one sorted array per record).
+* ``utility INPUT RELEASE [--reconstructions R] [--top-k K] [--seed S] [--re-range A B] [--json]``:
+  tKd, tKd-a, re, re-a and tlost (:mod:`anonymizer.utility`); INPUT is a dataset file or a
+  registered dataset name.
+
+Bad arguments raise :class:`InputError` (one line, exit status 2 through the dispatcher).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+from anonymizer.release import load_release
+from corpora.dataset import TransactionDataset
+from corpora.errors import InputError
+from corpora.files import atomic_open
+
+__all__ = ["main", "load_input_dataset"]
+
+COMMANDS = ("verify", "reconstruct", "utility")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one-line :class:`InputError`s, not SystemExit."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError(f"{self.prog}: {message}")
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def _pos_int(text: str) -> int:
+    value = _nonneg_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def load_input_dataset(spec: str) -> TransactionDataset:
+    """A dataset by registered name or path (``corpora.registry.load_dataset``; never downloads)."""
+    try:
+        from corpora.registry import load_dataset
+    except ImportError:
+        from corpora.formats import read_dataset
+
+        return read_dataset(spec)
+    return load_dataset(spec)
+
+
+def _verify(argv: Sequence[str]) -> int:
+    from anonymizer.verify import verify
+
+    parser = _Parser(prog="python -m anonymizer verify",
+                     description="Brute-force check of k^m-anonymity, Lemma 2 and Property 1 (Terrovitis2012).")
+    parser.add_argument("release", help="release JSON file")
+    args = parser.parse_args(argv)
+    release = load_release(args.release)
+    report = verify(release)
+    for line in report.violations:
+        print(line)
+    print(f"{report.summary()}: {args.release} (k={release.k}, m={release.m})")
+    return 0 if report.ok else 1
+
+
+def _reconstruct(argv: Sequence[str]) -> int:
+    from anonymizer.reconstruct import TERM_RULES, reconstruct
+
+    parser = _Parser(prog="python -m anonymizer reconstruct",
+                     description="Sample one dataset of the inverse transformation (Terrovitis2012 section 5).")
+    parser.add_argument("release", help="release JSON file")
+    parser.add_argument("--seed", type=_nonneg_int, default=0, help="random seed (default 0)")
+    parser.add_argument("--term-rule", choices=TERM_RULES, default="one",
+                        help="records per term-chunk term: one (default) or uniform in 1..k-1")
+    parser.add_argument("-o", "--output", required=True, help="output JSON-lines file")
+    args = parser.parse_args(argv)
+    release = load_release(args.release)
+    start = time.perf_counter()
+    ds = reconstruct(release, seed=args.seed, term_rule=args.term_rule)
+    with atomic_open(args.output, "w") as handle:
+        for record in ds.sorted_records():
+            handle.write(json.dumps(record, ensure_ascii=False))
+            handle.write("\n")
+    print(f"wrote {len(ds)} records ({ds.stats().term_occurrences} term occurrences) to {args.output} "
+          f"in {time.perf_counter() - start:.2f}s (seed {args.seed})", file=sys.stderr)
+    return 0
+
+
+def _utility(argv: Sequence[str]) -> int:
+    from anonymizer.utility import utility_report
+
+    parser = _Parser(prog="python -m anonymizer utility",
+                     description="Information loss of a release: tKd, tKd-a, re, re-a, tlost (Terrovitis2012 6-7).")
+    parser.add_argument("input", help="the original dataset: a file or a registered dataset name")
+    parser.add_argument("release", help="release JSON file")
+    parser.add_argument("--reconstructions", type=_pos_int, default=1, help="reconstructions to average (default 1)")
+    parser.add_argument("--top-k", type=_pos_int, default=1000, help="K of tKd (default 1000)")
+    parser.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the first reconstruction (default 0)")
+    parser.add_argument("--re-range", type=_nonneg_int, nargs=2, default=(200, 220), metavar=("START", "END"),
+                        help="0-based, half-open support ranks of the re terms (default 200 220)")
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    args = parser.parse_args(argv)
+    if args.re_range[1] <= args.re_range[0]:
+        raise InputError(f"--re-range: END ({args.re_range[1]}) must exceed START ({args.re_range[0]})")
+    original = load_input_dataset(args.input)
+    release = load_release(args.release)
+    start = time.perf_counter()
+    report = utility_report(original, release, reconstructions=args.reconstructions, seed=args.seed,
+                            top_k=args.top_k, re_range=tuple(args.re_range))
+    seconds = time.perf_counter() - start
+    if args.json:
+        out = report.as_dict()
+        out["seconds"] = round(seconds, 3)
+        print(json.dumps(out))
+    else:
+        lo, hi = report.re_range
+        print(f"tKd    {report.tkd:.4f}   (top-{report.top_k}, mean of {report.reconstructions} reconstruction(s))")
+        print(f"tKd-a  {report.tkd_a:.4f}   (record and shared chunks only)")
+        print(f"re     {report.re:.4f}   (pairs of the terms ranked {lo}-{hi}, averaged supports)")
+        print(f"re-a   {report.re_a:.4f}")
+        print(f"tlost  {report.tlost:.4f}   (terms with support >= k={release.k} kept only in term chunks)")
+        print(f"seconds {seconds:.2f}")
+    return 0
+
+
+def main(command: str, argv: Sequence[str] | None = None) -> int:
+    """Run ``command`` (verify, reconstruct or utility) with its arguments; returns the exit status."""
+    args = list(sys.argv[2:] if argv is None else argv)
+    if command == "verify":
+        return _verify(args)
+    if command == "reconstruct":
+        return _reconstruct(args)
+    if command == "utility":
+        return _utility(args)
+    raise InputError(f"unknown command {command!r}; expected one of {', '.join(COMMANDS)}")

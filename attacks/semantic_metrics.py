@@ -1,0 +1,569 @@
+"""How much a semantic attack recovered (AlShuhail2021 section 5.2).
+
+:func:`evaluate_semantic` compares a :class:`~attacks.semantic.SemanticResult` with the truth and
+the original dataset, for the attack and for the random baseline (section 5.2: "a random attack
+... as a baseline"), per part (``record``: pieces of record chunks C_2..C_n and of shared chunks;
+``term``: the term chunk; ``overall``: both), each with a 95% percentile bootstrap interval over
+the records.
+
+Which reconstructed record stands for which original record: an anchor listed in C_1 stands for
+the record the truth gives it; anchors with identical C_1 content (in particular all empty
+anchors) cannot be told apart by anyone, so within such a group reconstructed and original records
+are matched by a maximum-overlap assignment (``linear_sum_assignment`` on the number of correctly
+placed disassociated terms). Ghost sub-records of safe disassociation (truth id -1) anchor no
+original record and are left out.
+
+For original record T_i with anchoring sub-record A_i, let O_i be its disassociated terms of the
+part (T_i minus C_1, restricted to the part's chunks: T^-_i of section 5.2.1) and R_i the terms the
+attack placed on its anchor from the same chunks. Only records with a non-empty O_i count for a
+part (the others have nothing to recover).
+
+* ``accuracy``: equation 5.4 on the disassociated terms, Rec(T_i) = |R_i ∩ O_i| / |O_i|, and Ac(D)
+  their mean (the thesis's Ac(D) with C_1 left out, as section 5.3 measures "the percentage of
+  terms and sub-records that are correctly combined");
+* ``transaction_breakage``: equations 5.2-5.3, the share of records with Br(T_i) = |R_i ∩ O_i| > 0;
+* ``km_breakage``: the share of protected itemsets that the reconstruction recovers. A protected
+  itemset is a set of 2..m terms of one original record that spans at least two published pieces
+  of that record (its C_1 sub-record, its record-chunk or shared-chunk sub-records, its term-chunk
+  terms) and has support < k in the original dataset; it is recovered when the reconstructed record
+  holds all of it. The ``term`` part holds the itemsets with a term-chunk term, ``record`` the rest.
+  Counted per (record, itemset) occurrence; the interval resamples records (ratio of sums);
+* ``wmd``: gensim's Word Mover's Distance (POT) between A_i ∪ O_i and A_i ∪ R_i (for ``overall``:
+  the full original record against the full reconstructed one), words of multi-word terms split,
+  over the given embeddings (default GloVe 6B 50-d); records whose documents have no known word are
+  left out. Lower is better.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from anonymizer.release import Release, Truth
+from attacks.ngd import term_words
+from attacks.semantic import (
+    ClusterReconstruction,
+    SemanticResult,
+    SharedReconstruction,
+    _cluster_anchors,
+    run_semantic_attack,
+)
+from corpora.errors import InputError
+
+__all__ = [
+    "truth_reconstruction",
+    "MetricRow",
+    "SemanticMetrics",
+    "RecordOutcome",
+    "evaluate_semantic",
+    "match_records",
+    "METRICS",
+    "PARTS",
+]
+
+METRICS = ("accuracy", "transaction_breakage", "km_breakage", "wmd")
+PARTS = ("record", "term", "overall")
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    metric: str
+    part: str
+    method: str
+    value: float
+    lo: float
+    hi: float
+    n: int
+
+
+@dataclass
+class RecordOutcome:
+    """One original record's parts and what the attack put on its anchor."""
+
+    record: int
+    anchor: frozenset[str]
+    original: dict[str, frozenset[str]]
+    placed: dict[str, frozenset[str]]
+    pieces: list[frozenset[str]]
+    """The record's published pieces (C_1 sub-record, other sub-records, single term-chunk terms)."""
+    term_chunk: frozenset[str]
+    reconstructed: frozenset[str]
+
+
+@dataclass
+class SemanticMetrics:
+    """The metric table: one :class:`MetricRow` per (metric, part, method)."""
+
+    rows: list[MetricRow] = field(default_factory=list)
+    selector: str = ""
+    records: int = 0
+
+    def as_rows(self) -> list[dict[str, Any]]:
+        """Tidy rows: dicts with metric, part, method, value, lo, hi (and n, the records counted)."""
+        return [
+            {"metric": r.metric, "part": r.part, "method": r.method, "value": r.value, "lo": r.lo, "hi": r.hi, "n": r.n}
+            for r in self.rows
+        ]
+
+    def get(self, metric: str, part: str, method: str | None = None) -> float:
+        """The value of one cell (``method`` defaults to the attack's selector)."""
+        method = method or self.selector
+        for r in self.rows:
+            if (r.metric, r.part, r.method) == (metric, part, method):
+                return r.value
+        raise KeyError((metric, part, method))
+
+    def format_table(self) -> str:
+        """A plain-text table: one line per (metric, part), the attack beside the random baseline."""
+        head = f"{'metric':<22}{'part':<9}{self.selector + ' [95% CI]':<28}{'random [95% CI]':<28}{'n':>7}"
+        lines = [head, "-" * len(head)]
+        cells: dict[tuple[str, str, str], MetricRow] = {(r.metric, r.part, r.method): r for r in self.rows}
+        seen: list[tuple[str, str]] = []
+        for r in self.rows:
+            if (r.metric, r.part) not in seen:
+                seen.append((r.metric, r.part))
+
+        def fmt(row: MetricRow | None) -> str:
+            if row is None or math.isnan(row.value):
+                return "n/a"
+            return f"{row.value:.3f} [{row.lo:.3f}, {row.hi:.3f}]"
+
+        for metric, part in seen:
+            att = cells.get((metric, part, self.selector))
+            rnd = cells.get((metric, part, "random"))
+            n = (att or rnd).n if (att or rnd) else 0
+            lines.append(f"{metric:<22}{part:<9}{fmt(att):<28}{fmt(rnd):<28}{n:>7}")
+        return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# Matching reconstructed records to original records
+# ----------------------------------------------------------------------------------------------
+
+
+def _as_sets(original: Any) -> list[frozenset[str]]:
+    if original is None:
+        raise InputError("evaluate_semantic needs the original dataset")
+    try:
+        return [frozenset(r) for r in original]
+    except TypeError:
+        raise InputError("original: expected a TransactionDataset or a list of records") from None
+
+
+def match_records(
+    result: SemanticResult, release: Release, truth: Truth, attacked: Sequence[str] = ("record", "term")
+) -> list[RecordOutcome]:
+    """Pair every original record of the release with its reconstructed record (see module doc)."""
+    truth.check_against(release)
+    if [c.cluster_id for c in result.clusters] != [c.id for c in release.clusters]:
+        raise InputError("the attack result and the release list different clusters")
+    do_record = "record" in attacked
+    do_term = "term" in attacked
+    outcomes: list[RecordOutcome] = []
+    # shared-chunk pieces: per cluster position, per record id -> sub-records; per anchor -> placed terms
+    shared_orig: dict[int, set[str]] = {}
+    shared_pieces: dict[int, list[frozenset[str]]] = {}
+    shared_placed: dict[tuple[int, int], set[str]] = {}
+    joints = {j.id: j for j in release.joint_clusters}
+    jtruth = {j.id: j for j in truth.joint_clusters}
+    if do_record:
+        for joint in release.joint_clusters:
+            jt = jtruth.get(joint.id)
+            if jt is None or [len(c) for c in jt.shared_chunks] != [len(c) for c in joint.shared_chunks]:
+                raise InputError(f"truth and release disagree on joint cluster {joint.id}")
+            for chunk, ids in zip(joint.shared_chunks, jt.shared_chunks, strict=True):
+                for sub, rid in zip(chunk, ids, strict=True):
+                    if rid >= 0:
+                        shared_orig.setdefault(rid, set()).update(sub)
+                        shared_pieces.setdefault(rid, []).append(frozenset(sub))
+        for sh in result.shared:
+            joint = joints[sh.joint_id]
+            for j, assign in enumerate(sh.assignment):
+                for p, g in enumerate(assign):
+                    if g >= 0:
+                        shared_placed.setdefault(sh.anchors[g], set()).update(joint.shared_chunks[j][p])
+
+    for ci, (cluster, ct, rec) in enumerate(zip(release.clusters, truth.clusters, result.clusters, strict=True)):
+        listed_ids = ct.record_chunks[0] if ct.record_chunks else []
+        anchor_of: dict[int, frozenset[str]] = {}
+        orig_rec: dict[int, set[str]] = {r: set() for r in ct.records}
+        pieces: dict[int, list[frozenset[str]]] = {r: [] for r in ct.records}
+        for p, rid in enumerate(listed_ids):
+            if rid >= 0:
+                anchor_of[rid] = frozenset(cluster.record_chunks[0][p])
+                pieces.setdefault(rid, []).append(anchor_of[rid])
+        for j in range(1, len(cluster.record_chunks)):
+            for sub, rid in zip(cluster.record_chunks[j], ct.record_chunks[j], strict=True):
+                if rid >= 0:
+                    orig_rec.setdefault(rid, set()).update(sub)
+                    pieces.setdefault(rid, []).append(frozenset(sub))
+        orig_term: dict[int, set[str]] = {r: set() for r in ct.records}
+        for t, rids in ct.term_chunk.items():
+            for rid in rids:
+                if rid >= 0:
+                    orig_term.setdefault(rid, set()).add(t)
+                    pieces.setdefault(rid, []).append(frozenset([t]))
+        for rid in ct.records:
+            if rid in shared_orig:
+                orig_rec[rid].update(shared_orig[rid])
+                pieces[rid].extend(shared_pieces[rid])
+        # what each anchor received
+        placed_rec = [set() for _ in rec.anchors]
+        placed_term = [set() for _ in rec.anchors]
+        for j, assign in enumerate(rec.record_assignment):
+            if j == 0:
+                continue
+            for p, a in enumerate(assign):
+                if a >= 0:
+                    placed_rec[a].update(cluster.record_chunks[j][p])
+        for t, anchors in rec.term_assignment.items():
+            for a in anchors:
+                placed_term[a].add(t)
+        for a in range(len(rec.anchors)):
+            placed_rec[a].update(shared_placed.get((ci, a), ()))
+        # groups of indistinguishable anchors -> the records they stand for
+        n_listed = rec.n_listed
+        groups: dict[tuple[str, ...], tuple[list[int], list[int]]] = {}
+        for a, content in enumerate(rec.anchors):
+            groups.setdefault(content, ([], []))[0].append(a)
+            if a < n_listed:
+                rid = listed_ids[a]
+                if rid >= 0:
+                    groups[content][1].append(rid)
+        empty_ids = [r for r in ct.records if r not in anchor_of]
+        if empty_ids:
+            groups.setdefault((), ([], []))[1].extend(empty_ids)
+
+        def target(rid: int, orig_rec: dict = orig_rec, orig_term: dict = orig_term) -> set[str]:
+            out: set[str] = set()
+            if do_record:
+                out |= orig_rec.get(rid, set())
+            if do_term:
+                out |= orig_term.get(rid, set())
+            return out
+
+        def got(a: int, placed_rec: list = placed_rec, placed_term: list = placed_term) -> set[str]:
+            return (placed_rec[a] if do_record else set()) | (placed_term[a] if do_term else set())
+
+        for anchors_g, rids in groups.values():
+            if not rids:
+                continue
+            if len(anchors_g) == 1 and len(rids) == 1:
+                pairs = [(anchors_g[0], rids[0])]
+            else:
+                overlap = np.array([[len(got(a) & target(r)) for r in rids] for a in anchors_g], dtype=float)
+                rows, cols = linear_sum_assignment(overlap, maximize=True)
+                pairs = [(anchors_g[i], rids[j]) for i, j in zip(rows, cols, strict=True)]
+            for a, rid in pairs:
+                outcomes.append(
+                    RecordOutcome(
+                        record=rid,
+                        anchor=frozenset(rec.anchors[a]),
+                        original={
+                            "record": frozenset(orig_rec.get(rid, set())) if do_record else frozenset(),
+                            "term": frozenset(orig_term.get(rid, set())) if do_term else frozenset(),
+                        },
+                        placed={
+                            "record": frozenset(placed_rec[a]) if do_record else frozenset(),
+                            "term": frozenset(placed_term[a]) if do_term else frozenset(),
+                        },
+                        pieces=list(pieces.get(rid, [])),
+                        term_chunk=frozenset(orig_term.get(rid, set())),
+                        reconstructed=frozenset(rec.records[a]),
+                    )
+                )
+    outcomes.sort(key=lambda o: o.record)
+    return outcomes
+
+
+def truth_reconstruction(release: Release, truth: Truth) -> SemanticResult:
+    """The perfect attack: every piece on the anchor of the record the truth gives it.
+
+    Anchors as in :func:`attacks.semantic.run_semantic_attack`; the records whose C_1 sub-record
+    is empty take the empty anchors in the truth's record order. Ghost pieces (-1) are left out.
+    Useful as the upper bound of every metric (accuracy 1) and in tests.
+    """
+    truth.check_against(release)
+    anchor_of_record: list[dict[int, int]] = []
+    clusters: list[ClusterReconstruction] = []
+    for cluster, ct in zip(release.clusters, truth.clusters, strict=True):
+        anchors = _cluster_anchors(cluster)
+        listed = ct.record_chunks[0] if ct.record_chunks else []
+        where = {rid: a for a, rid in enumerate(listed) if rid >= 0}
+        empty = iter(range(len(listed), len(anchors)))
+        for rid in ct.records:
+            if rid not in where:
+                where[rid] = next(empty)
+        anchor_of_record.append(where)
+        rec = ClusterReconstruction(cluster.id, anchors, len(listed))
+        if cluster.record_chunks:
+            rec.record_assignment = [list(range(len(listed)))]
+            for j in range(1, len(cluster.record_chunks)):
+                rec.record_assignment.append([where.get(rid, -1) for rid in ct.record_chunks[j]])
+        rec.term_assignment = {t: sorted(where[r] for r in rids if r >= 0) for t, rids in ct.term_chunk.items()}
+        clusters.append(rec)
+    position = {c.id: i for i, c in enumerate(release.clusters)}
+    shared: list[SharedReconstruction] = []
+    jtruth = {j.id: j for j in truth.joint_clusters}
+    for joint in release.joint_clusters:
+        refs = [(position[leaf.id], a) for leaf in release.leaves(joint.id) for a in range(leaf.size)]
+        gindex = {ref: g for g, ref in enumerate(refs)}
+        owner: dict[int, int] = {}
+        for ci, _a in refs:
+            for rid, a in anchor_of_record[ci].items():
+                owner[rid] = gindex[(ci, a)]
+        ids = jtruth[joint.id].shared_chunks if joint.id in jtruth else []
+        shared.append(SharedReconstruction(joint.id, refs, [[owner.get(r, -1) for r in ch] for ch in ids]))
+    # ghost pieces (-1 in the assignments) are left out of the records
+    result = SemanticResult(selector="truth", chunks="both", scorer="none", seed=0, clusters=clusters, shared=shared)
+    _build_records_skipping_ghosts(release, result)
+    return result
+
+
+def _build_records_skipping_ghosts(release: Release, result: SemanticResult) -> None:
+    bags = [[set(a) for a in rec.anchors] for rec in result.clusters]
+    for cluster, rec, bag in zip(release.clusters, result.clusters, bags, strict=True):
+        for j in range(1, len(rec.record_assignment)):
+            for p, a in enumerate(rec.record_assignment[j]):
+                if a >= 0:
+                    bag[a].update(cluster.record_chunks[j][p])
+        for t, anchors in rec.term_assignment.items():
+            for a in anchors:
+                bag[a].add(t)
+    joints = {j.id: j for j in release.joint_clusters}
+    for sh in result.shared:
+        for j, assign in enumerate(sh.assignment):
+            for p, g in enumerate(assign):
+                if g >= 0:
+                    ci, a = sh.anchors[g]
+                    bags[ci][a].update(joints[sh.joint_id].shared_chunks[j][p])
+    for rec, bag in zip(result.clusters, bags, strict=True):
+        rec.records = [sorted(b) for b in bag]
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-record values
+# ----------------------------------------------------------------------------------------------
+
+
+def _part_sets(o: RecordOutcome, part: str) -> tuple[frozenset[str], frozenset[str]]:
+    if part == "overall":
+        return o.original["record"] | o.original["term"], o.placed["record"] | o.placed["term"]
+    return o.original[part], o.placed[part]
+
+
+class _Supports:
+    """Itemset supports in the original dataset with Python-int bitsets (one bit per record)."""
+
+    def __init__(self, records: Sequence[frozenset[str]]) -> None:
+        postings: dict[str, list[int]] = {}
+        for i, r in enumerate(records):
+            for t in r:
+                postings.setdefault(t, []).append(i)
+        self.bits = {t: sum(1 << i for i in ids) if len(ids) < 64 else _bits(ids) for t, ids in postings.items()}
+
+    def support(self, itemset: Iterable[str]) -> int:
+        acc = -1
+        for t in itemset:
+            b = self.bits.get(t, 0)
+            acc = b if acc == -1 else acc & b
+            if acc == 0:
+                return 0
+        return 0 if acc == -1 else acc.bit_count()
+
+
+def _bits(ids: list[int]) -> int:
+    arr = np.zeros(max(ids) + 1, dtype=np.uint8)
+    arr[ids] = 1
+    packed = np.packbits(arr, bitorder="little")
+    return int.from_bytes(packed.tobytes(), "little")
+
+
+def _protected(
+    o: RecordOutcome, original: frozenset[str], supports: _Supports, k: int, m: int
+) -> list[tuple[frozenset[str], bool]]:
+    """(itemset, involves a term-chunk term) for each protected itemset of one record."""
+    piece_of: dict[str, int] = {}
+    for idx, piece in enumerate(o.pieces):
+        for t in piece:
+            piece_of.setdefault(t, idx)
+    allowed = o.anchor | o.original["record"] | o.original["term"]
+    terms = sorted(t for t in original if t in piece_of and t in allowed)
+    out: list[tuple[frozenset[str], bool]] = []
+    for size in range(2, min(m, len(terms)) + 1):
+        for combo in itertools.combinations(terms, size):
+            if len({piece_of[t] for t in combo}) < 2:
+                continue
+            if supports.support(combo) < k:
+                out.append((frozenset(combo), any(t in o.term_chunk for t in combo)))
+    return out
+
+
+def _words(terms: Iterable[str], kv: Any) -> list[str]:
+    out: list[str] = []
+    for t in sorted(terms):
+        if t in kv.key_to_index:
+            out.append(t)
+        elif t.lower() in kv.key_to_index:
+            out.append(t.lower())
+        else:
+            out.extend(w for w in term_words(t) if w in kv.key_to_index)
+    return out
+
+
+def _wmd(
+    kv: Any, a: frozenset[str], b: frozenset[str], cache: dict[tuple[frozenset[str], frozenset[str]], float]
+) -> float:
+    if a == b:
+        return 0.0
+    key = (a, b)
+    if key not in cache:
+        wa, wb = _words(a, kv), _words(b, kv)
+        if not wa or not wb:
+            cache[key] = math.nan
+        else:
+            d = float(kv.wmdistance(wa, wb))
+            cache[key] = d if math.isfinite(d) else math.nan
+    return cache[key]
+
+
+def _bootstrap_mean(values: np.ndarray, rng: np.random.Generator, b: int) -> tuple[float, float]:
+    n = len(values)
+    if n == 0 or b <= 0:
+        return math.nan, math.nan
+    means = np.empty(b)
+    step = max(1, min(b, 2_000_000 // max(n, 1)))
+    for start in range(0, b, step):
+        stop = min(b, start + step)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = values[idx].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def _bootstrap_ratio(num: np.ndarray, den: np.ndarray, rng: np.random.Generator, b: int) -> tuple[float, float]:
+    n = len(num)
+    if n == 0 or b <= 0 or den.sum() == 0:
+        return math.nan, math.nan
+    ratios = np.empty(b)
+    step = max(1, min(b, 2_000_000 // max(n, 1)))
+    for start in range(0, b, step):
+        stop = min(b, start + step)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        d = den[idx].sum(axis=1)
+        ratios[start:stop] = np.where(d > 0, num[idx].sum(axis=1) / np.maximum(d, 1), np.nan)
+    ratios = ratios[~np.isnan(ratios)]
+    if len(ratios) == 0:
+        return math.nan, math.nan
+    return float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))
+
+
+def _evaluate_one(
+    outcomes: list[RecordOutcome],
+    records: list[frozenset[str]],
+    supports: _Supports,
+    k: int,
+    m: int,
+    parts: Sequence[str],
+    kv: Any,
+    method: str,
+    seed: int,
+    bootstrap: int,
+) -> list[MetricRow]:
+    rows: list[MetricRow] = []
+    cache: dict[tuple[frozenset[str], frozenset[str]], float] = {}
+    protected = {o.record: _protected(o, records[o.record], supports, k, m) for o in outcomes}
+    for metric in METRICS:
+        if metric == "wmd" and kv is None:
+            continue
+        for part in parts:
+            rng = np.random.default_rng([seed, METRICS.index(metric), PARTS.index(part)])
+            if metric == "km_breakage":
+                num, den = [], []
+                for o in outcomes:
+                    items = [
+                        s for s, is_term in protected[o.record] if part == "overall" or (part == "term") == is_term
+                    ]
+                    den.append(len(items))
+                    num.append(sum(1 for s in items if s <= o.reconstructed))
+                nn, dd = np.array(num, float), np.array(den, float)
+                keep = dd > 0
+                nn, dd = nn[keep], dd[keep]
+                value = float(nn.sum() / dd.sum()) if dd.sum() > 0 else math.nan
+                lo, hi = _bootstrap_ratio(nn, dd, rng, bootstrap)
+                rows.append(MetricRow(metric, part, method, value, lo, hi, int(keep.sum())))
+                continue
+            vals: list[float] = []
+            for o in outcomes:
+                orig, got = _part_sets(o, part)
+                if not orig:
+                    continue
+                hit = len(orig & got)
+                if metric == "accuracy":
+                    vals.append(hit / len(orig))
+                elif metric == "transaction_breakage":
+                    vals.append(1.0 if hit > 0 else 0.0)
+                else:
+                    if part == "overall":
+                        a, b = records[o.record], o.reconstructed
+                    else:
+                        a, b = o.anchor | orig, o.anchor | got
+                    d = _wmd(kv, a, b, cache)
+                    if not math.isnan(d):
+                        vals.append(d)
+            arr = np.array(vals, dtype=float)
+            value = float(arr.mean()) if len(arr) else math.nan
+            lo, hi = _bootstrap_mean(arr, rng, bootstrap)
+            rows.append(MetricRow(metric, part, method, value, lo, hi, len(arr)))
+    return rows
+
+
+def evaluate_semantic(
+    result: SemanticResult,
+    release: Release,
+    truth: Truth,
+    original: Any,
+    seed: int = 0,
+    embeddings: Any = None,
+    bootstrap: int = 1000,
+    wmd: bool = True,
+    baseline: bool = True,
+) -> SemanticMetrics:
+    """Accuracy, transaction breakage, k^m-anonymity breakage and WMD of an attack result.
+
+    ``original`` is the input dataset (a ``TransactionDataset`` or a list of records; the truth's
+    record ids index it). ``embeddings`` (gensim ``KeyedVectors`` or a path; ``None`` = GloVe 6B
+    50-d) serve WMD; ``wmd=False`` skips it. ``bootstrap`` resamples for the 95% intervals.
+    ``baseline=True`` also evaluates the random attack (``run_semantic_attack(..., "random",
+    seed=seed)``) on the same chunks; its rows have method ``"random"``.
+    """
+    records = _as_sets(original)
+    for ct in truth.clusters:
+        if any(r >= len(records) or r < 0 for r in ct.records):
+            raise InputError("truth refers to record ids beyond the original dataset")
+    attacked = {"record": ("record",), "term": ("term",), "both": ("record", "term")}[result.chunks]
+    parts = [*attacked, "overall"]
+    kv = None
+    if wmd:
+        from attacks.scorers import load_embeddings
+
+        kv = load_embeddings(embeddings)
+    supports = _Supports(records)
+    k, m = release.k, release.m
+    outcomes = match_records(result, release, truth, attacked)
+    rows = _evaluate_one(outcomes, records, supports, k, m, parts, kv, result.selector, seed, bootstrap)
+    if baseline:
+        rnd = run_semantic_attack(release, None, selector="random", chunks=result.chunks, seed=seed)
+        rnd_out = match_records(rnd, release, truth, attacked)
+        rows += _evaluate_one(rnd_out, records, supports, k, m, parts, kv, "random", seed, bootstrap)
+    if result.selector == "random" and baseline:
+        # the attack is the baseline itself: keep one set of rows per method name
+        rows = rows[: len(rows) // 2]
+    order = {(mt, pt): i for i, (mt, pt) in enumerate(itertools.product(METRICS, PARTS))}
+    rows.sort(key=lambda r: (order[(r.metric, r.part)], r.method != result.selector))
+    return SemanticMetrics(rows=rows, selector=result.selector, records=len(outcomes))

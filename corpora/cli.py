@@ -1,0 +1,138 @@
+"""`python -m corpora list|stats|convert`: named datasets, dataset statistics, format conversion.
+
+Usage::
+
+    python -m corpora list [--json] [--cache-dir DIR]
+    python -m corpora stats FILE_OR_NAME [--format F] [--delimiter D] [--json]
+                            [--download] [--trust] [--cache-dir DIR]
+    python -m corpora convert INPUT -o OUTPUT [--format F] [--delimiter D] [--to F]
+                              [--to-delimiter D] [--download] [--trust] [--cache-dir DIR]
+
+``INPUT``/``FILE_OR_NAME`` is anything :func:`corpora.registry.load_dataset` accepts (a file, a
+dataset name, a ``synthetic:`` spec). Bad input raises :class:`InputError`, which the dispatcher
+in ``corpora/__main__.py`` prints as one line (exit status 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from corpora.errors import InputError
+from corpora.formats import FORMATS, write_dataset
+from corpora.registry import list_datasets, load_dataset
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that reports mistakes as one-line InputErrors instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise InputError(f"{self.prog}: {message}")
+
+
+def _add_source_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=FORMATS, help="input format (default: from the extension)")
+    parser.add_argument("--delimiter", help="item delimiter of basket/kdd input")
+    parser.add_argument("--download", action="store_true",
+                        help="allow fetching bms-* datasets into the cache (needs network)")
+    parser.add_argument("--trust", action="store_true",
+                        help="accept a hand-copied cached file without a recorded checksum")
+    parser.add_argument("--cache-dir", help="download cache (default $DISASSOC_CACHE or "
+                                            "~/.cache/disassociation-workbench)")
+
+
+def _load(args: argparse.Namespace, source: str):
+    return load_dataset(source, cache_dir=args.cache_dir, download=args.download, format=args.format,
+                        trust=args.trust, delimiter=args.delimiter)
+
+
+def _text_sources() -> list[dict[str, Any]] | None:
+    """The text sources of engineer "text" (``corpora.text.list_text_sources``), if that module exists."""
+    try:
+        from corpora.text import list_text_sources
+    except ModuleNotFoundError as exc:
+        if exc.name in ("corpora.text", "corpora"):
+            return None
+        raise
+    rows = []
+    for item in list_text_sources():
+        get = item.get if isinstance(item, dict) else (lambda key, _i=item: getattr(_i, key, None))
+        rows.append({"name": get("name"), "documents": get("documents"), "licence": get("licence"),
+                     "present": bool(get("present")), "description": get("description") or ""})
+    return rows
+
+
+def _cmd_list(argv: Sequence[str]) -> int:
+    parser = _Parser(prog="python -m corpora list", description="List named datasets and text sources.")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--cache-dir", help="download cache to look in")
+    args = parser.parse_args(argv)
+    datasets = [info.__dict__ for info in list_datasets(cache_dir=args.cache_dir)]
+    texts = _text_sources()
+    if args.json:
+        print(json.dumps({"datasets": datasets, "text_sources": texts or []}, indent=2, ensure_ascii=False))
+        return 0
+    print("transaction datasets")
+    width = max(len(d["name"]) for d in datasets)
+    for d in datasets:
+        records = "-" if d["records"] is None else f"{d['records']:,}"
+        state = "present" if d["present"] else "not cached (--download)"
+        print(f"  {d['name']:<{width}}  {d['kind']:<9} {records:>9}  {state:<24} {d['description']}")
+    if texts is not None:
+        print("text sources (python -m corpora build-text)")
+        width = max((len(str(t["name"])) for t in texts), default=4)
+        for t in texts:
+            state = "present" if t["present"] else "missing"
+            print(f"  {t['name']:<{width}}  {t['documents']:>6} documents  {state:<8} {t['licence']}")
+    return 0
+
+
+def _cmd_stats(argv: Sequence[str]) -> int:
+    parser = _Parser(prog="python -m corpora stats", description="Statistics of a dataset.")
+    parser.add_argument("source", metavar="FILE_OR_NAME")
+    _add_source_options(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args(argv)
+    ds = _load(args, args.source)
+    stats = {"name": ds.name, **ds.stats().as_dict()}
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False))
+        return 0
+    print(f"dataset:          {stats['name']}")
+    print(f"records:          {stats['records']:,}")
+    print(f"distinct terms:   {stats['distinct_terms']:,}")
+    print(f"term occurrences: {stats['term_occurrences']:,}")
+    print(f"avg length:       {stats['avg_length']:.3f}")
+    print(f"max length:       {stats['max_length']:,}")
+    print(f"density:          {stats['density']:.4f}  (distinct terms / term occurrences)")
+    return 0
+
+
+def _cmd_convert(argv: Sequence[str]) -> int:
+    parser = _Parser(prog="python -m corpora convert", description="Convert a dataset to another format.")
+    parser.add_argument("source", metavar="INPUT")
+    parser.add_argument("-o", "--output", required=True, help="output file")
+    _add_source_options(parser)
+    parser.add_argument("--to", choices=FORMATS, help="output format (default: from the output extension)")
+    parser.add_argument("--to-delimiter", help="item delimiter of basket/kdd output")
+    args = parser.parse_args(argv)
+    ds = _load(args, args.source)
+    write_dataset(ds, args.output, format=args.to, delimiter=args.to_delimiter)
+    s = ds.stats()
+    print(f"wrote {args.output}: {s.records:,} records, {s.distinct_terms:,} distinct terms", file=sys.stderr)
+    return 0
+
+
+_COMMANDS = {"list": _cmd_list, "stats": _cmd_stats, "convert": _cmd_convert}
+
+
+def main(command: str, argv: Sequence[str] | None = None) -> int:
+    """Run ``command`` (``list``, ``stats`` or ``convert``) with its arguments; returns the exit status."""
+    if command not in _COMMANDS:
+        raise InputError(f"unknown command {command!r}; choose one of: {', '.join(_COMMANDS)}")
+    return _COMMANDS[command](list(sys.argv[2:] if argv is None else argv))

@@ -1,0 +1,529 @@
+"""Reading and writing transaction files: SPMF/FIMI, KDD-Cup two-column, basket, JSON lines.
+
+Formats (chosen by ``format=`` or by the file extension; a trailing ``.gz`` is read and written
+through gzip):
+
+``spmf`` (``.txt``, ``.dat``, ``.spmf``)
+    The FIMI / SPMF transaction format: one transaction per line, items separated by whitespace.
+    SPMF's sequence separators ``-1`` (end of itemset) and ``-2`` (end of sequence) are dropped, so
+    a sequence file reads as one transaction per sequence. Lines starting with ``#``, ``%`` or ``@``
+    are comments or SPMF metadata and are skipped, except ``@ITEM=id=name`` lines (SPMF's
+    ``@CONVERTED_FROM_TEXT`` files), which rename item ``id`` to ``name``.
+``kdd`` (``.tsv``)
+    The KDD-Cup 2000 form of BMS-WebView/BMS-POS: two tab-separated columns, transaction id and
+    item id, one line per (transaction, item). Lines are grouped by transaction id, transactions in
+    the order of their id's first appearance. The item column may contain spaces, so multi-word
+    terms survive. A line without a tab is split on whitespace instead.
+``basket`` (``.csv``, ``.basket``)
+    One transaction per line, items separated by ``delimiter`` (default ``","``); spaces around an
+    item are stripped and empty items (``a,,b``, a trailing comma) are ignored.
+``jsonl`` (``.jsonl``, ``.json``)
+    One JSON array of string terms per line. The only format that keeps every term exactly
+    (multi-word terms, leading ``#``, separators) and the only one that can hold an empty record
+    (``[]``).
+
+Lines end at ``\n`` (a ``\r`` before it is ignored). Blank lines: a blank (whitespace-only)
+line is skipped in every format, and so is an SPMF line that holds nothing but ``-1``/``-2``
+separators. FIMI and SPMF files never use a blank line for an empty transaction, while a
+trailing newline or a stray blank line is common. Consequently a dataset with an empty record
+can only be written as ``jsonl``; the other writers refuse it with an :class:`InputError`
+instead of silently shifting record ids.
+
+Writers sort the terms of each record (records keep their order), write atomically (temporary
+file + rename, see :mod:`corpora.files`) and refuse a term the format cannot represent.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from corpora.dataset import TransactionDataset
+from corpora.errors import InputError
+from corpora.files import atomic_open
+
+__all__ = ["FORMATS", "EXTENSIONS", "dataset_from_tokens", "detect_format", "parse_dataset", "read_dataset",
+           "write_dataset"]
+
+#: The supported format names.
+FORMATS: tuple[str, ...] = ("spmf", "kdd", "basket", "jsonl")
+
+#: File extension (without ``.gz``) -> format.
+EXTENSIONS: dict[str, str] = {
+    ".txt": "spmf", ".dat": "spmf", ".spmf": "spmf",
+    ".tsv": "kdd",
+    ".csv": "basket", ".basket": "basket",
+    ".jsonl": "jsonl", ".json": "jsonl",
+}
+
+_SPMF_SEPARATORS = ("-1", "-2")
+_COMMENT_STARTS = ("#", "%", "@")
+
+
+# ---------------------------------------------------------------------------------------- helpers
+def detect_format(path: str | os.PathLike[str], format: str | None = None) -> str:
+    """The format to use for ``path``: ``format`` if given (validated), else from the extension."""
+    if format is not None:
+        if format not in FORMATS:
+            raise InputError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+        return format
+    name = Path(path).name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    suffix = Path(name).suffix
+    try:
+        return EXTENSIONS[suffix]
+    except KeyError:
+        known = ", ".join(f"{ext}={fmt}" for ext, fmt in EXTENSIONS.items())
+        raise InputError(
+            f"{path}: cannot tell the format from the extension {suffix or '(none)'!r}; "
+            f"pass --format ({', '.join(FORMATS)}) or use one of {known} (optionally + .gz)"
+        ) from None
+
+
+def dataset_from_tokens(
+    tokens: Sequence[str] | np.ndarray,
+    rows: np.ndarray,
+    n_rows: int,
+    name: str = "",
+    metadata: dict | None = None,
+    rename: dict[str, str] | None = None,
+) -> TransactionDataset:
+    """Build a dataset from a flat token list and the record number of every token (vectorized).
+
+    ``rows[j]`` is the 0-based record of ``tokens[j]``; records may be empty (no token). Duplicate
+    terms inside a record collapse. ``rename`` maps raw tokens to final terms (SPMF ``@ITEM``).
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if len(rows) == 0:
+        return TransactionDataset((), np.zeros(n_rows + 1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                                  name=name, metadata=dict(metadata or {}))
+    codes, uniques = pd.factorize(np.asarray(tokens, dtype=object), sort=False)
+    raw = uniques.tolist()
+    terms = [rename.get(t, t) for t in raw] if rename else raw
+    vocabulary = sorted(set(terms))
+    position = {t: i for i, t in enumerate(vocabulary)}
+    relabel = np.fromiter((position[t] for t in terms), dtype=np.int64, count=len(terms))
+    ids = relabel[codes]
+    return _csr_from_ids(ids, rows, n_rows, tuple(vocabulary), name, metadata)
+
+
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (numpy's hash-based ``np.unique`` is slow on many distinct ints)."""
+    ordered = np.sort(values)
+    if len(ordered) == 0:
+        return ordered
+    keep = np.empty(len(ordered), dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+def _csr_from_ids(
+    ids: np.ndarray, rows: np.ndarray, n_rows: int, vocabulary: tuple[str, ...], name: str,
+    metadata: dict | None,
+) -> TransactionDataset:
+    """CSR arrays from (record, term id) pairs: sorted by record then term, duplicates dropped."""
+    width = max(len(vocabulary), 1)
+    keys = _sorted_unique(rows * width + ids)
+    key_rows = keys // width
+    indices = (keys - key_rows * width).astype(np.int32)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key_rows, minlength=n_rows), out=indptr[1:])
+    return TransactionDataset(vocabulary, indptr, indices, name=name, metadata=dict(metadata or {}))
+
+
+_NUMERIC_BYTES = np.zeros(256, dtype=bool)
+_NUMERIC_BYTES[[ord(c) for c in "0123456789 \t\n\r"]] = True
+_POW10 = 10 ** np.arange(19, dtype=np.int64)
+
+
+def _numeric_spmf(data: bytes, name: str, metadata: dict) -> TransactionDataset | None:
+    """Vectorized reader for the common SPMF/FIMI file of plain non-negative integer items.
+
+    Returns ``None`` (use the general reader) when the file holds anything else: other characters
+    (comments, separators ``-1``/``-2``), numbers with a leading zero or of more than 18 digits.
+    """
+    buf = np.frombuffer(data, dtype=np.uint8)
+    if len(buf) == 0 or not _NUMERIC_BYTES[buf].all() or data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    digit = (buf >= 48) & (buf <= 57)
+    # a token starts at a digit preceded by a non-digit, ends before a non-digit
+    starts = np.flatnonzero(digit[1:] & ~digit[:-1]) + 1
+    if len(buf) and digit[0]:
+        starts = np.concatenate(([0], starts))
+    ends = np.flatnonzero(digit[:-1] & ~digit[1:]) + 1
+    if digit[-1]:
+        ends = np.concatenate((ends, [len(buf)]))
+    if len(starts) == 0:
+        return None
+    widths = ends - starts
+    max_width = int(widths.max())
+    if max_width > 18 or np.any((buf[starts] == 48) & (widths > 1)):
+        return None
+    values = np.zeros(len(starts), dtype=np.int64)
+    for k in range(max_width):  # Horner's rule, one digit column at a time
+        live = widths > k
+        if live.all():
+            values = values * 10 + (buf[starts + k] - 48)
+        else:
+            values[live] = values[live] * 10 + (buf[starts[live] + k] - 48)
+    # tokens per line: how many tokens start before each line end
+    line_ends = np.concatenate((np.flatnonzero(buf == 10), [len(buf)]))
+    per_line = np.diff(np.searchsorted(starts, line_ends), prepend=0)
+    per_line = per_line[per_line > 0]  # blank lines hold no transaction
+    n_rows = len(per_line)
+    rows = np.repeat(np.arange(n_rows, dtype=np.int64), per_line)
+    distinct = _sorted_unique(values)
+    as_text = [str(v) for v in distinct.tolist()]
+    order = sorted(range(len(as_text)), key=as_text.__getitem__)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
+    if int(distinct[-1]) <= 4 * len(values) + 1_000_000:
+        lookup = np.zeros(int(distinct[-1]) + 1, dtype=np.int64)
+        lookup[distinct] = rank
+        ids = lookup[values]
+    else:
+        ids = rank[np.searchsorted(distinct, values)]
+    vocabulary = tuple(as_text[i] for i in order)
+    return _csr_from_ids(ids, rows, n_rows, vocabulary, name, metadata)
+
+
+def _read_bytes(path: Path) -> bytes:
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, expected a transaction file")
+    try:
+        if path.name.lower().endswith(".gz"):
+            with gzip.open(path, "rb") as handle:
+                data = handle.read()
+        else:
+            data = path.read_bytes()
+    except (gzip.BadGzipFile, EOFError) as exc:
+        raise InputError(f"{path}: not a valid gzip file ({exc})") from None
+    return data
+
+
+def _decode(data: bytes, path: str | Path) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not valid UTF-8 text") from None
+
+
+def _no_records(path: str | Path) -> InputError:
+    return InputError(f"{path}: empty file (no transactions)")
+
+
+def _flatten(lists: list[list[str]]) -> tuple[list[str], np.ndarray]:
+    lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    flat = [t for x in lists for t in x]
+    rows = np.repeat(np.arange(len(lists), dtype=np.int64), lengths)
+    return flat, rows
+
+
+# ---------------------------------------------------------------------------------------- readers
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True  # what str.split() splits ASCII text on
+_COMMENT_LINE = re.compile(rb"(?:^|\n)[\t\x0b\x0c\r\x1c-\x1f ]*[#%@]")
+
+
+def _ascii_spmf_tokens(data: bytes) -> tuple[list[str], np.ndarray, int] | None:
+    """Tokens and record numbers of an ASCII SPMF file without comment lines, or ``None``.
+
+    One C-level ``split`` for all tokens plus numpy for the line of every token; the general
+    line-by-line loop is several times slower on millions of lines.
+    """
+    if not data.isascii() or _COMMENT_LINE.search(data):
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    word = ~_ASCII_SPACE[buf]
+    starts = np.flatnonzero(word[1:] & ~word[:-1]) + 1
+    if len(buf) and word[0]:
+        starts = np.concatenate(([0], starts))
+    flat = data.decode("ascii").split()
+    if len(flat) != len(starts):  # pragma: no cover - the tables above mirror str.split()
+        return None
+    line_ends = np.concatenate((np.flatnonzero(buf == 10), [len(buf)]))
+    per_line = np.diff(np.searchsorted(starts, line_ends), prepend=0)
+    per_line = per_line[per_line > 0]
+    rows = np.repeat(np.arange(len(per_line), dtype=np.int64), per_line)
+    return flat, rows, len(per_line)
+
+
+def _drop_separators(flat: list[str], rows: np.ndarray, n_rows: int) -> tuple[list[str], np.ndarray, int]:
+    """Remove SPMF's -1/-2 tokens and the records left empty by that."""
+    if not flat or ("-1" not in flat and "-2" not in flat):
+        return flat, rows, n_rows
+    arr = np.asarray(flat, dtype=object)
+    keep = (arr != "-1") & (arr != "-2")
+    arr, rows = arr[keep], rows[keep]
+    counts = np.bincount(rows, minlength=n_rows)
+    new_number = np.cumsum(counts > 0) - 1
+    return arr.tolist(), new_number[rows], int(np.count_nonzero(counts))
+
+
+def _read_spmf(text: str, path: str | Path) -> tuple[list[str], np.ndarray, int, dict[str, str]]:
+    records: list[list[str]] = []
+    rename: dict[str, str] = {}
+    append = records.append
+    for lineno, line in enumerate(text.split("\n"), 1):
+        tokens = line.split()
+        if not tokens:
+            continue
+        if tokens[0][0] in _COMMENT_STARTS:
+            stripped = line.strip()
+            if stripped.startswith("@ITEM="):
+                parts = stripped.split("=", 2)
+                if len(parts) != 3 or not parts[1].strip() or not parts[2].strip():
+                    raise InputError(f"{path}:{lineno}: malformed @ITEM line; expected @ITEM=id=name")
+                rename[parts[1].strip()] = parts[2].strip()
+            continue
+        append(tokens)
+    flat, rows = _flatten(records)
+    n_rows = len(records)
+    if any(sep in rename for sep in _SPMF_SEPARATORS):
+        raise InputError(f"{path}: @ITEM renames a sequence separator (-1 or -2)")
+    flat, rows, n_rows = _drop_separators(flat, rows, n_rows)
+    return flat, rows, n_rows, rename
+
+
+def _read_basket(text: str, path: str | Path, delimiter: str) -> tuple[list[str], np.ndarray, int]:
+    records: list[list[str]] = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        items = [item.strip() for item in line.split(delimiter)]
+        items = [item for item in items if item]
+        if not items:
+            raise InputError(f"{path}:{lineno}: no items, only the delimiter {delimiter!r}")
+        records.append(items)
+    flat, rows = _flatten(records)
+    return flat, rows, len(records)
+
+
+def _read_kdd(text: str, path: str | Path, delimiter: str) -> tuple[list[str], np.ndarray, int]:
+    tids: list[str] = []
+    items: list[str] = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split(delimiter) if delimiter in line else line.split()
+        if len(fields) != 2:
+            raise InputError(
+                f"{path}:{lineno}: expected 2 columns (transaction id, item id) separated by "
+                f"{'a tab' if delimiter == chr(9) else repr(delimiter)}, found {len(fields)}"
+            )
+        tid, item = fields[0].strip(), fields[1].strip()
+        if not tid or not item:
+            raise InputError(f"{path}:{lineno}: empty {'transaction id' if not tid else 'item id'}")
+        tids.append(tid)
+        items.append(item)
+    if not tids:
+        return [], np.zeros(0, dtype=np.int64), 0
+    codes, uniques = pd.factorize(np.asarray(tids, dtype=object), sort=False)  # first-appearance order
+    return items, codes.astype(np.int64), len(uniques)
+
+
+def _read_jsonl(text: str, path: str | Path) -> tuple[list[str], np.ndarray, int]:
+    # fast path: parse all lines as one JSON array; any anomaly falls back to the line-by-line
+    # parser below, which names the offending line
+    lines = [line for line in text.split("\n") if line.strip()]
+    try:
+        records = json.loads("[" + ",".join(lines) + "]")
+    except json.JSONDecodeError:
+        records = None
+    if records is not None and len(records) == len(lines) and all(type(r) is list for r in records):
+        flat, rows = _flatten(records)
+        try:
+            distinct = set(flat) if len(flat) < 1000 else set(pd.unique(np.asarray(flat, dtype=object)))
+        except TypeError:  # an unhashable term (a nested list or object): report it line by line
+            distinct = {None}
+        if all(type(t) is str and t for t in distinct):
+            return flat, rows, len(records)
+    return _read_jsonl_lines(text, path)
+
+
+def _read_jsonl_lines(text: str, path: str | Path) -> tuple[list[str], np.ndarray, int]:
+    records: list[list[str]] = []
+    decode = json.loads
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            value = decode(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(value, list):
+            raise InputError(f"{path}:{lineno}: expected a JSON array of terms, got {type(value).__name__}")
+        for term in value:
+            if not isinstance(term, str) or not term:
+                raise InputError(f"{path}:{lineno}: term {term!r} is not a non-empty string")
+        records.append(value)
+    flat, rows = _flatten(records)
+    return flat, rows, len(records)
+
+
+def read_dataset(
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    delimiter: str | None = None,
+) -> TransactionDataset:
+    """Read a transaction file into a :class:`TransactionDataset` (see the module doc for formats).
+
+    ``delimiter`` applies to ``basket`` (default ``","``) and ``kdd`` (default tab). Raises
+    :class:`InputError` for a missing, empty or malformed file (``FILE:LINE: what is wrong``).
+    The dataset's name is the file name without extensions; ``metadata`` records path and format.
+    """
+    path = Path(path)
+    fmt = detect_format(path, format)
+    _check_delimiter(fmt, delimiter)
+    data = _read_bytes(path)
+    name = path.name
+    while Path(name).suffix:
+        name = Path(name).stem
+    return parse_dataset(data, fmt, name=name, source=str(path), delimiter=delimiter)
+
+
+def parse_dataset(
+    data: bytes,
+    format: str,
+    name: str = "",
+    source: str = "<data>",
+    delimiter: str | None = None,
+    metadata: dict | None = None,
+) -> TransactionDataset:
+    """Parse the bytes of a transaction file (already decompressed) in ``format``.
+
+    ``source`` names the data in error messages (``SOURCE:LINE: what is wrong``); ``metadata``
+    is merged over ``{"path": source, "format": format}``.
+    """
+    fmt = detect_format(source, format)
+    delimiter = _check_delimiter(fmt, delimiter)
+    meta = {"path": source, "format": fmt, **(metadata or {})}
+    if fmt == "spmf":
+        fast = _numeric_spmf(data, name, meta)
+        if fast is not None:
+            return fast
+        tokens = _ascii_spmf_tokens(data)
+        if tokens is not None:
+            flat, rows, n_rows = _drop_separators(*tokens)
+            if n_rows == 0:
+                raise _no_records(source)
+            return dataset_from_tokens(flat, rows, n_rows, name=name, metadata=meta)
+    text = _decode(data, source)
+    rename: dict[str, str] = {}
+    if fmt == "spmf":
+        flat, rows, n_rows, rename = _read_spmf(text, source)
+    elif fmt == "basket":
+        flat, rows, n_rows = _read_basket(text, source, delimiter)
+    elif fmt == "kdd":
+        flat, rows, n_rows = _read_kdd(text, source, delimiter)
+    else:
+        flat, rows, n_rows = _read_jsonl(text, source)
+    if n_rows == 0:
+        raise _no_records(source)
+    return dataset_from_tokens(flat, rows, n_rows, name=name, metadata=meta, rename=rename)
+
+
+def _check_delimiter(fmt: str, delimiter: str | None) -> str:
+    if delimiter is None:
+        return {"basket": ",", "kdd": "\t"}.get(fmt, "")
+    if fmt not in ("basket", "kdd"):
+        raise InputError(f"a delimiter applies to the basket and kdd formats only, not {fmt}")
+    if delimiter == "" or "\n" in delimiter or "\r" in delimiter:
+        raise InputError(f"delimiter {delimiter!r} must be a non-empty string without line breaks")
+    if fmt == "basket" and delimiter.strip() == "" and delimiter != "\t":
+        raise InputError("a basket delimiter of spaces is the spmf format; use --format spmf")
+    return delimiter
+
+
+# ---------------------------------------------------------------------------------------- writers
+def _bad_term(record: int, term: str, why: str, fmt: str) -> InputError:
+    return InputError(f"record {record}: term {term!r} {why}; the {fmt} format cannot hold it (use jsonl)")
+
+
+def _lines(ds: TransactionDataset, fmt: str, delimiter: str) -> list[str]:
+    voc = ds.vocabulary
+    # check every distinct term once, then every record for emptiness
+    if fmt != "jsonl":
+        lengths = ds.lengths
+        empty = np.flatnonzero(lengths == 0)
+        if len(empty):
+            raise InputError(f"record {int(empty[0])} is empty; the {fmt} format has no empty records "
+                             "(blank lines are skipped on reading); use jsonl")
+        supports = ds.term_supports()
+        first_record = np.full(len(voc), -1, dtype=np.int64)
+        rows = np.repeat(np.arange(len(ds), dtype=np.int64), lengths)
+        first_record[ds.indices[::-1]] = rows[::-1]
+        for tid, term in enumerate(voc):
+            if supports[tid] == 0:
+                continue
+            why = _term_problem(term, fmt, delimiter)
+            if why:
+                raise _bad_term(int(first_record[tid]), term, why, fmt)
+    records = ds.sorted_records()
+    if fmt == "spmf":
+        return [" ".join(r) for r in records]
+    if fmt == "basket":
+        return [delimiter.join(r) for r in records]
+    if fmt == "kdd":
+        return [f"{i}{delimiter}{t}" for i, r in enumerate(records) for t in r]
+    dumps = json.dumps
+    return [dumps(r, ensure_ascii=False) for r in records]
+
+
+def _term_problem(term: str, fmt: str, delimiter: str) -> str:
+    if "\n" in term or "\r" in term:
+        return "contains a line break"
+    if fmt == "spmf":
+        if any(c.isspace() for c in term):
+            return "contains whitespace (the spmf item separator)"
+        if term in _SPMF_SEPARATORS:
+            return "is an SPMF sequence separator"
+        if term[0] in _COMMENT_STARTS:
+            return "starts with a comment character (#, % or @)"
+        return ""
+    if delimiter in term:
+        return f"contains the delimiter {delimiter!r}"
+    if term != term.strip():
+        return "has leading or trailing whitespace (stripped on reading)"
+    return ""
+
+
+def write_dataset(
+    ds: TransactionDataset,
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    delimiter: str | None = None,
+) -> None:
+    """Write ``ds`` to ``path`` atomically in ``format`` (or the format of the extension).
+
+    Each record's terms are written sorted; record order is kept. A term the format cannot hold
+    (a separator inside it, an SPMF comment character in front, ...) or an empty record outside
+    ``jsonl`` raises :class:`InputError` and leaves no file behind. A ``.gz`` path is gzipped
+    with a zero timestamp, so the same dataset gives the same bytes.
+    """
+    path = Path(path)
+    fmt = detect_format(path, format)
+    delimiter = _check_delimiter(fmt, delimiter)
+    lines = _lines(ds, fmt, delimiter)
+    payload = ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
+    with atomic_open(path, "wb") as handle:
+        if path.name.lower().endswith(".gz"):
+            buffer = io.BytesIO()
+            with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as gz:
+                gz.write(payload)
+            handle.write(buffer.getvalue())
+        else:
+            handle.write(payload)

@@ -1,0 +1,95 @@
+"""`python -m corpora build-text`: build a transaction dataset from a named text source.
+
+Example::
+
+    python -m corpora build-text --source lee --density 0.3 --topics 10 --select-topics 0,3 \\
+        --part attacked --seed 1 -o data.jsonl
+
+writes ``data.jsonl`` (one JSON array of terms per line) and ``data.jsonl.meta.json`` and prints
+a summary: documents, records, distinct terms, density reached and the choice made to reach it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from corpora.errors import InputError
+from corpora.text import PARTS, build_text_dataset, write_text_dataset
+
+__all__ = ["main", "describe_choice"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise InputError(f"build-text: {message}")
+
+
+def _topic_list(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected topic ids like 0,3, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("expected at least one topic id")
+    return values
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m corpora build-text",
+                description="Transactions from a named text source (AlShuhail2021 section 5.1).")
+    p.add_argument("--source", required=True, help="lee, wiki-sample, newsgroups-sample or reuters")
+    p.add_argument("--density", type=float, default=None, help="type-token density to reach within 0.02")
+    p.add_argument("--topics", type=int, default=None, help="number of NMF topics to fit")
+    p.add_argument("--select-topics", type=_topic_list, default=None, help="keep documents of these topics: 0,3")
+    p.add_argument("--top-n", type=int, default=None, help="keep at most N terms per document (TF-IDF)")
+    p.add_argument("--part", choices=PARTS, default="all", help="all documents, the attacked or the reference part")
+    p.add_argument("--reference-share", type=float, default=0.3, help="share of documents in the reference part")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("-o", "--output", required=True, help="output JSON lines file")
+    return p
+
+
+def describe_choice(density: dict[str, Any]) -> str:
+    """One line saying how the density was reached (from the ``density`` metadata)."""
+    method = density["method"]
+    reached = f"density {density['reached']:.4f}"
+    if method == "full":
+        return f"{reached} (no target: full transactions)"
+    head = f"{reached} (target {density['target']}, "
+    if method.startswith("fewer-documents+"):
+        head += (f"fewer-documents: {density['documents_kept']} kept, {density['documents_left_out']} left out, "
+                 f"then ")
+        method = method.split("+", 1)[1]
+    if method == "tfidf-truncation":
+        return (head + f"tfidf-truncation: each document keeps its best {density['cap']} terms by TF-IDF, "
+                f"{density['documents_with_one_more']} keep one more)")
+    return (head + f"drop-rare-terms: {density['dropped_terms']} terms held by at most "
+            f"{density['max_dropped_document_frequency']} documents dropped, "
+            f"{density['emptied_documents']} documents emptied)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, build the dataset, write it and its metadata, print a summary."""
+    args = _parser().parse_args(list(argv) if argv is not None else None)
+    folder = Path(args.output).parent
+    if not folder.is_dir():
+        raise InputError(f"{args.output}: the output folder {folder} does not exist")
+    ds = build_text_dataset(args.source, density=args.density, topics=args.topics,
+                            select_topics=args.select_topics, top_n=args.top_n, seed=args.seed,
+                            part=args.part, reference_share=args.reference_share)
+    meta_path = write_text_dataset(ds, args.output)
+    meta = ds.metadata
+    counts = meta["counts"]
+    print(f"source {args.source}, part {args.part}, seed {args.seed}: {counts['selected_documents']} of "
+          f"{counts['part_documents']} documents selected -> {counts['records']} records")
+    print(f"distinct terms {counts['distinct_terms']}, term occurrences {counts['term_occurrences']}, "
+          f"average length {counts['avg_length']:.2f}")
+    print(describe_choice(meta["density"]))
+    for topic in meta["topics"]:
+        mark = "*" if topic["selected"] else " "
+        print(f" {mark}topic {topic['id']:>2} ({topic['documents']} documents): {' '.join(topic['top_words'][:6])}")
+    print(f"wrote {args.output} and {meta_path}")
+    return 0

@@ -1,0 +1,477 @@
+"""Text sources to transaction datasets at a requested density (AlShuhail2021 section 5.1).
+
+:func:`build_text_dataset` runs the thesis's construction on a named source:
+
+1. pre-process every document (:mod:`corpora.preprocess`; cached per source name);
+2. split the source by seed into a reference part (for the attacker's NGD counts, see
+   :func:`reference_documents`) and an attacked part; ``part`` picks one of them or all;
+3. optionally fit NMF topics on the part and keep the documents of the selected topics
+   (:mod:`corpora.topics`);
+4. make each document's transaction: its distinct terms ranked by TF-IDF within the selected
+   documents, cut to the ``top_n`` best when given;
+5. optionally reach the requested type-token density (section 5.1.1, equation 5.1: distinct
+   terms / all term occurrences) within +-0.02 by the deterministic search below.
+
+Density search (the thesis gives no procedure; this is ours). Let D0 be the density of step 4.
+Two levers exist: transaction lengths and the set of documents.
+
+- Target below D0: drop the terms held by the fewest documents, so the remaining terms are shared
+  vocabulary. Terms are ordered by document frequency, then by their summed TF-IDF weight
+  (least informative first), then alphabetically; dropping the first j terms gives density
+  (V - j) / (T - sum of their frequencies), computed for every j at once, and the first j at or
+  below the target (or the closer neighbour) is taken. Documents left without terms are dropped
+  and counted. Method ``drop-rare-terms``.
+- Target at or above D0: shorten transactions to their best TF-IDF terms; fewer occurrences of
+  mostly distinctive terms raise the ratio. For m documents the lengths are set by one integer s
+  (from m, one term per document, up to m times the longest transaction): document i keeps its
+  ``s // m`` best terms, plus one more when i < ``s % m``. Bisection on s finds where the
+  density crosses the target (each step of s changes it by about one over the number of
+  occurrences) and the closer side is taken. Many documents sharing their best terms limit how
+  high truncation alone can go (one term per document), and very short transactions carry few
+  associations, so the documents are chosen too: the documents are put in a seeded order and
+  prefixes of it are tried, all documents first, then 85 %, 85 % of that, ... down to one
+  document; each prefix gets its own length search (or rare-term dropping if its density is
+  already above the target). Among the results within 0.005 of the target the one keeping the
+  most term occurrences wins, ties to more documents (if none is that close, the closest within
+  the tolerance). Method ``tfidf-truncation`` when all documents stay,
+  ``fewer-documents+<method>`` otherwise (``documents_kept`` in the metadata).
+- A target that cannot be reached within the tolerance raises :class:`InputError` naming the
+  reachable end (rare-term dropping has a lowest density: about one over the number of
+  documents; high targets are reached with few documents).
+
+Everything is deterministic for a seed; the metadata of the dataset records the source,
+parameters, counts, the density reached and how, the topics and their top words, and the
+source position of every record's document.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from corpora.dataset import TransactionDataset
+from corpora.errors import InputError
+from corpora.preprocess import preprocess_text
+from corpora.textsources import TextSourceInfo, list_text_sources, load_raw_documents, source_names
+from corpora.topics import fit_topics, select_by_topics
+
+__all__ = [
+    "DENSITY_TOLERANCE",
+    "DensityChoice",
+    "PARTS",
+    "TextSourceInfo",
+    "build_text_dataset",
+    "density_search",
+    "list_text_sources",
+    "load_preprocessed",
+    "rank_by_tfidf",
+    "reference_documents",
+    "split_parts",
+    "write_text_dataset",
+]
+
+#: The largest accepted difference between the requested and the reached density.
+DENSITY_TOLERANCE = 0.02
+#: When documents are chosen, results this close to the target are preferred to farther ones.
+CLOSE = 0.005
+PARTS = ("all", "attacked", "reference")
+
+
+# ------------------------------------------------------------------------------ source loading
+@functools.lru_cache(maxsize=8)
+def load_preprocessed(source: str) -> tuple[tuple[str, ...], ...]:
+    """Every document of ``source`` pre-processed: its terms in text order, repeats kept.
+
+    Pure (depends only on the installed data files) and cached per source name.
+    """
+    raw = load_raw_documents(source)
+    cache: dict[str, str] = {}
+    docs = [tuple(preprocess_text(d.text, d.title, cache))
+            for d in tqdm(raw, desc=f"preprocessing {source}", unit="doc", disable=not sys.stderr.isatty())]
+    return tuple(docs)
+
+
+def _check_share(reference_share: float) -> float:
+    if isinstance(reference_share, bool) or not isinstance(reference_share, (int, float)) \
+            or not 0.0 < float(reference_share) < 1.0:
+        raise InputError(f"reference_share: expected a number between 0 and 1 (exclusive), got {reference_share!r}")
+    return float(reference_share)
+
+
+def _check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"seed: expected a whole number >= 0, got {seed!r}")
+    return int(seed)
+
+
+def split_parts(documents: int, seed: int = 0, reference_share: float = 0.3) -> tuple[list[int], list[int]]:
+    """Split document positions ``0..documents-1`` into (attacked, reference) parts by seed.
+
+    A seeded permutation (numpy ``default_rng(seed)``) puts ``round(share * documents)``
+    documents (at least one, and at most all but one) into the reference part; both parts are
+    returned in source order and never share a document.
+    """
+    share = _check_share(reference_share)
+    seed = _check_seed(seed)
+    if documents < 2:
+        raise InputError(f"a source needs at least 2 documents to split, it has {documents}")
+    n_ref = min(max(round(share * documents), 1), documents - 1)
+    order = np.random.default_rng(seed).permutation(documents)
+    reference = sorted(int(i) for i in order[:n_ref])
+    attacked = sorted(int(i) for i in order[n_ref:])
+    return attacked, reference
+
+
+def reference_documents(source: str, seed: int = 0, reference_share: float = 0.3) -> list[list[str]]:
+    """The reference part of ``source``: pre-processed token lists (text order, repeats kept).
+
+    For the attacker's NGD counts (AlShuhail2021 chapter 4 scores terms by co-occurrence in a
+    corpus). With the same ``seed`` and ``reference_share`` these documents never overlap the
+    documents of ``build_text_dataset(source, part="attacked")``.
+    """
+    docs = load_preprocessed(source)
+    _attacked, reference = split_parts(len(docs), seed, reference_share)
+    return [list(docs[i]) for i in reference]
+
+
+# ------------------------------------------------------------------------------ TF-IDF ranking
+def rank_by_tfidf(documents: Sequence[Sequence[str]]) -> tuple[list[list[str]], list[list[float]]]:
+    """Each document's distinct terms ranked by TF-IDF (best first) and their scores.
+
+    tf is the count of the term in the document; idf is scikit-learn's smoothed
+    ``ln((1 + n) / (1 + df)) + 1`` over the given documents; ties keep first-occurrence order.
+    """
+    n = len(documents)
+    counts = [Counter(d) for d in documents]
+    df: Counter[str] = Counter()
+    for c in counts:
+        df.update(c.keys())
+    idf = {t: math.log((1 + n) / (1 + f)) + 1.0 for t, f in df.items()}
+    ranked: list[list[str]] = []
+    scores: list[list[float]] = []
+    for c in counts:  # Counter keeps first-occurrence order; sorted() is stable
+        order = sorted(c.items(), key=lambda item: -item[1] * idf[item[0]])
+        ranked.append([t for t, _ in order])
+        scores.append([k * idf[t] for t, k in order])
+    return ranked, scores
+
+
+# ------------------------------------------------------------------------------ density search
+@dataclass(frozen=True)
+class DensityChoice:
+    """How a density was reached: the method, the result and the method's parameters.
+
+    ``keep`` holds, per document, the number of its best terms kept (``tfidf-truncation`` or
+    ``full``); ``dropped_terms`` the term ids removed everywhere (``drop-rare-terms``).
+    """
+
+    method: str
+    target: float | None
+    reached: float
+    full_density: float
+    keep: tuple[int, ...]
+    dropped_terms: frozenset[int] = frozenset()
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"target": self.target, "reached": self.reached, "tolerance": DENSITY_TOLERANCE,
+                               "method": self.method, "full_density": self.full_density}
+        out.update(self.details)
+        return out
+
+
+def _density(distinct: int, occurrences: int) -> float:
+    return distinct / occurrences if occurrences else 0.0
+
+
+def density_search(transactions: Sequence[Sequence[int]], weights: Sequence[Sequence[float]],
+                   target: float | None, n_terms: int, label: str = "the documents",
+                   seed: int | None = None) -> DensityChoice:
+    """Choose transaction lengths or dropped terms so the density is within 0.02 of ``target``.
+
+    ``transactions`` hold term ids (``0..n_terms-1``) ranked best first, ``weights`` their TF-IDF
+    scores. The method is described in the module docstring; ``target=None`` keeps everything.
+    With a ``seed``, a target at or above the full density is searched over seeded-order
+    prefixes of the documents too (fewer documents, longer transactions); a document left out
+    has ``keep`` 0. Without a seed all documents stay.
+    """
+    n = len(transactions)
+    lengths = np.array([len(t) for t in transactions], dtype=np.int64)
+    if n == 0 or lengths.min(initial=1) == 0:
+        raise InputError(f"{label}: no document may be empty")
+    terms = np.concatenate([np.asarray(t, dtype=np.int64) for t in transactions])
+    doc = np.repeat(np.arange(n), lengths)
+    rank = np.arange(len(terms)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    full = _density(int(np.count_nonzero(np.bincount(terms, minlength=n_terms))), len(terms))
+    keep_all = tuple(int(x) for x in lengths)
+    if target is None:
+        return DensityChoice("full", None, full, full, keep_all)
+
+    def caps_for(s: int) -> np.ndarray:
+        caps = np.full(n, s // n, dtype=np.int64)
+        caps[: s % n] += 1
+        return np.minimum(caps, lengths)
+
+    def density_at(s: int) -> float:
+        mask = rank < caps_for(s)[doc]
+        kept = terms[mask]
+        return _density(int(np.count_nonzero(np.bincount(kept, minlength=n_terms))), len(kept))
+
+    s_min, s_max = n, n * int(lengths.max())
+    if target >= full:
+        if seed is not None:
+            return _best_document_prefix(transactions, weights, target, n_terms, label, seed, full)
+        highest = density_at(s_min)
+        if max(highest, full) < target - DENSITY_TOLERANCE:
+            raise InputError(f"{label}: density {target} is out of reach; shortening transactions gets no "
+                             f"higher than {max(highest, full):.3f}")
+        lo, hi = s_min, s_max  # density_at(lo) >= target, density_at(hi) <= target: a crossing between
+        if full >= target:  # the full transactions are exactly on target
+            lo = hi
+        elif highest < target:  # no crossing known: take the better end
+            lo = hi = s_min if highest > full else s_max
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if density_at(mid) > target:
+                lo = mid
+            else:
+                hi = mid
+        best = min((lo, hi), key=lambda s: (abs(density_at(s) - target), -s))
+        reached = density_at(best)
+        caps = caps_for(best)
+        details = {"cap": int(best // n), "documents_with_one_more": int(best % n),
+                   "occurrences_kept": int(caps.sum()), "occurrences_full": int(lengths.sum())}
+        choice = DensityChoice("tfidf-truncation", target, reached, full, tuple(int(c) for c in caps),
+                               details=details)
+    else:
+        df = np.bincount(terms, minlength=n_terms)
+        weight = np.bincount(terms, weights=np.concatenate([np.asarray(w, float) for w in weights]),
+                             minlength=n_terms)
+        present = np.flatnonzero(df)
+        order = present[np.lexsort((present, weight[present], df[present]))]
+        dropped_occ = np.concatenate(([0], np.cumsum(df[order])))[:-1]  # keep at least one term
+        j = np.arange(len(order))
+        dens = (len(order) - j) / (len(terms) - dropped_occ)
+        below = np.flatnonzero(dens <= target)
+        if below.size:
+            first = int(below[0])
+            candidates = [first - 1, first] if first > 0 else [first]
+            best = min(candidates, key=lambda k: (abs(dens[k] - target), k))
+        else:
+            best = int(np.argmin(np.abs(dens - target)))
+        reached = float(dens[best])
+        if abs(reached - target) > DENSITY_TOLERANCE + 1e-12:
+            raise InputError(f"{label}: density {target} is out of reach; dropping rare terms gets no lower "
+                             f"than {float(dens.min()):.3f}")
+        dropped = order[:best]
+        dropped_mask = np.zeros(n_terms, dtype=bool)
+        dropped_mask[dropped] = True
+        remaining = np.bincount(doc[~dropped_mask[terms]], minlength=n)
+        details = {"dropped_terms": int(best),
+                   "max_dropped_document_frequency": int(df[dropped].max()) if best else 0,
+                   "occurrences_kept": int(len(terms) - dropped_occ[best]),
+                   "occurrences_full": int(len(terms)),
+                   "emptied_documents": int(np.count_nonzero(remaining == 0))}
+        choice = DensityChoice("drop-rare-terms", target, reached, full, keep_all,
+                               frozenset(int(t) for t in dropped), details)
+    if abs(choice.reached - target) > DENSITY_TOLERANCE + 1e-12:
+        raise InputError(f"{label}: density {target} is out of reach; the closest is {choice.reached:.3f}")
+    return choice
+
+
+def _best_document_prefix(transactions: Sequence[Sequence[int]], weights: Sequence[Sequence[float]],
+                          target: float, n_terms: int, label: str, seed: int, full: float) -> DensityChoice:
+    """The length search on seeded-order prefixes of the documents; the best prefix wins.
+
+    Prefix sizes n, 0.85 n, 0.85^2 n, ... 1 are tried. A result within :data:`CLOSE` of the
+    target beats any farther one; among those, the most term occurrences win, then more
+    documents; if none is that close, the closest wins. With all documents the method is the
+    plain one, otherwise ``fewer-documents+<method>``.
+    """
+    n = len(transactions)
+    order = np.random.default_rng(seed).permutation(n)
+    sizes = sorted({max(1, round(n * 0.85 ** k)) for k in range(int(math.log(n) / -math.log(0.85)) + 2)},
+                   reverse=True)
+    best: tuple[tuple[bool, float, int], DensityChoice, list[int]] | None = None
+    for m in sizes:
+        chosen = list(range(n)) if m == n else sorted(int(i) for i in order[:m])
+        try:
+            inner = density_search([transactions[i] for i in chosen], [weights[i] for i in chosen], target,
+                                   n_terms, label, seed=None)
+        except InputError:
+            continue
+        gap = abs(inner.reached - target)
+        close = gap <= CLOSE
+        key = (close, float(inner.details["occurrences_kept"]) if close else -gap, m)
+        if best is None or key > best[0]:
+            best = (key, inner, chosen)
+    if best is None:
+        raise InputError(f"{label}: density {target} is out of reach, also with fewer documents")
+    key, inner, chosen = best
+    m = key[2]
+    if m == n:
+        return inner
+    keep = [0] * n
+    for pos, i in enumerate(chosen):
+        keep[i] = inner.keep[pos]
+    details = {"documents_kept": m, "documents_left_out": n - m, **inner.details}
+    return DensityChoice(f"fewer-documents+{inner.method}", target, inner.reached, full, tuple(keep),
+                         inner.dropped_terms, details)
+
+
+# ------------------------------------------------------------------------------ building
+def _check_density(density: float | None) -> float | None:
+    if density is None:
+        return None
+    if isinstance(density, bool) or not isinstance(density, (int, float)) or not 0.0 < float(density) <= 1.0:
+        raise InputError(f"density: expected a number in (0, 1], got {density!r}")
+    return float(density)
+
+
+def _check_top_n(top_n: int | None) -> int | None:
+    if top_n is None:
+        return None
+    if isinstance(top_n, bool) or not isinstance(top_n, (int, np.integer)) or top_n < 1:
+        raise InputError(f"top_n: expected a whole number >= 1, got {top_n!r}")
+    return int(top_n)
+
+
+def build_text_dataset(
+    source: str,
+    density: float | None = None,
+    topics: int | None = None,
+    select_topics: Sequence[int] | None = None,
+    top_n: int | None = None,
+    seed: int = 0,
+    part: str = "all",
+    reference_share: float = 0.3,
+) -> TransactionDataset:
+    """Transactions from the articles of a named text source (AlShuhail2021 section 5.1).
+
+    ``source``: a name of :func:`list_text_sources`. ``part``: ``"all"`` documents, the
+    ``"attacked"`` part or the ``"reference"`` part of the seeded split (see
+    :func:`split_parts`; ``reference_share`` of the documents are reference). ``topics``: fit
+    that many NMF topics on the part (seeded by ``seed``); ``select_topics``: keep only the
+    documents of these topic ids. ``top_n``: a transaction holds at most its ``top_n`` best
+    terms by TF-IDF. ``density``: reach this type-token density within 0.02 (module docstring);
+    ``None`` keeps the transactions as they are.
+
+    Records are in source order. ``metadata`` holds ``source``, ``parameters``, ``counts``,
+    ``density`` (target, reached, method and its parameters), ``topics`` (id, top words,
+    documents, selected), ``seed``, ``documents`` (the source position of each record's
+    document) and ``preprocessing``. Raises InputError for every bad argument and for a
+    density the selected documents cannot reach.
+    """
+    if source not in source_names():
+        raise InputError(f"unknown text source {source!r}; choose one of {', '.join(source_names())}")
+    target = _check_density(density)
+    top_n = _check_top_n(top_n)
+    seed = _check_seed(seed)
+    share = _check_share(reference_share)
+    if part not in PARTS:
+        raise InputError(f"part: expected one of {', '.join(PARTS)}, got {part!r}")
+    if select_topics is not None and topics is None:
+        raise InputError("select_topics needs topics (the number of NMF topics to fit)")
+    if select_topics is not None:
+        if isinstance(select_topics, (str, bytes)) or not all(
+                isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in select_topics):
+            raise InputError(f"select_topics: expected a list of topic ids (whole numbers), got {select_topics!r}")
+        select_topics = sorted({int(t) for t in select_topics})
+
+    docs = load_preprocessed(source)
+    if part == "all":
+        ids = [i for i in range(len(docs)) if docs[i]]
+    else:
+        attacked, reference = split_parts(len(docs), seed, share)
+        ids = [i for i in (attacked if part == "attacked" else reference) if docs[i]]
+    part_size = len(ids)
+
+    topic_meta: list[dict[str, Any]] = []
+    record_topics: list[int] | None = None
+    if topics is not None:
+        model = fit_topics([docs[i] for i in ids], topics, seed)
+        chosen = select_topics
+        positions = select_by_topics(model, chosen) if chosen is not None else list(range(len(ids)))
+        topic_meta = [dict(t, selected=chosen is None or t["id"] in chosen) for t in model.as_dicts()]
+        record_topics = [model.assignments[p] for p in positions]
+        ids = [ids[p] for p in positions]
+    if not ids:
+        raise InputError(f"source {source!r}: no document is left after the part and topic selection")
+
+    ranked, scores = rank_by_tfidf([docs[i] for i in ids])
+    if top_n is not None:
+        ranked = [r[:top_n] for r in ranked]
+        scores = [s[:top_n] for s in scores]
+    vocabulary = sorted({t for r in ranked for t in r})
+    index = {t: k for k, t in enumerate(vocabulary)}
+    transactions = [[index[t] for t in r] for r in ranked]
+    label = f"source {source!r} ({len(ids)} documents, part {part})"
+    choice = density_search(transactions, scores, target, len(vocabulary), label, seed=seed)
+
+    records: list[list[str]] = []
+    kept_ids: list[int] = []
+    kept_topics: list[int] = []
+    for k, (doc_id, row) in enumerate(zip(ids, ranked, strict=True)):
+        terms = [t for t in row[: choice.keep[k]] if index[t] not in choice.dropped_terms]
+        if terms:
+            records.append(terms)
+            kept_ids.append(doc_id)
+            if record_topics is not None:
+                kept_topics.append(record_topics[k])
+
+    occurrences = sum(len(r) for r in records)
+    distinct = len({t for r in records for t in r})
+    density_meta = choice.as_dict()
+    density_meta["reached"] = _density(distinct, occurrences)
+    info = {s.name: s for s in list_text_sources()}[source]
+    metadata: dict[str, Any] = {
+        "source": source,
+        "source_description": info.description,
+        "licence": info.licence,
+        "parameters": {"density": target, "topics": topics,
+                       "select_topics": select_topics,
+                       "top_n": top_n, "seed": seed, "part": part, "reference_share": share},
+        "counts": {"source_documents": len(docs), "part_documents": part_size,
+                   "selected_documents": len(ids), "records": len(records), "distinct_terms": distinct,
+                   "term_occurrences": occurrences,
+                   "avg_length": round(occurrences / len(records), 4) if records else 0.0},
+        "density": density_meta,
+        "topics": topic_meta,
+        "seed": seed,
+        "documents": kept_ids,
+        "preprocessing": "AlShuhail2021 5.1.2: titles, reference sections, links removed; NLTK regexp tokens; "
+                         "simplemma lemmas; stop words, numbers, punctuation, single characters, "
+                         "duplicates removed; terms ranked by TF-IDF",
+    }
+    if record_topics is not None:
+        metadata["record_topics"] = kept_topics
+    return TransactionDataset.from_records(records, name=f"text:{source}", metadata=metadata)
+
+
+def write_text_dataset(ds: TransactionDataset, path: str | Path) -> Path:
+    """Write ``ds`` as JSON lines to ``path`` and its metadata to ``<path>.meta.json``.
+
+    Both files are written atomically; if the metadata cannot be written the data file is
+    removed again. Returns the metadata path.
+    """
+    from corpora.files import write_json_atomic
+    from corpora.formats import write_dataset
+
+    path = Path(path)
+    meta_path = path.with_name(path.name + ".meta.json")
+    write_dataset(ds, path, "jsonl")
+    try:
+        write_json_atomic(meta_path, dict(ds.metadata), indent=2)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return meta_path

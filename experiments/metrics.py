@@ -1,0 +1,86 @@
+"""The metrics a sweep can record: which step produces each, its label and unit for figures.
+
+Steps: ``anonymizer`` (disassociation itself, Terrovitis2012), ``utility`` (tKd, tKd-a, re, re-a,
+tlost of Terrovitis2012 section 6-7 and RAE of Awad2019 section 5.1.3), ``safe`` (safe
+disassociation and RLM, Awad2019 sections 4 and 5.1.2), ``cover`` (the quantitative breach
+detector of Barakat2016 Algorithm 1 and PEM of Awad2019 section 5.1.1) and ``semantic`` (the
+semantic attack and its measures, AlShuhail2021 section 5.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "ALL_METRICS",
+    "ATTACKERS",
+    "CHUNKS",
+    "HORPARTS",
+    "SELECTORS",
+    "VERPARTS",
+    "MetricInfo",
+    "metrics_for_steps",
+]
+
+HORPARTS = ("original", "suppression", "adding", "remaining")
+VERPARTS = ("strict", "grouped")
+ATTACKERS = ("strong", "moderate", "weak")
+SELECTORS = ("ABA", "RGA", "MRA", "VPA", "random")
+CHUNKS = ("both", "record", "term")
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """A metric: the step computing it, its axis label, and whether it is a fraction (plotted in %)."""
+
+    name: str
+    step: str
+    label: str
+    fraction: bool = False
+    unit: str = ""
+    default: bool = True
+
+    def axis_label(self) -> str:
+        if self.fraction:
+            return f"{self.label} (%)"
+        return f"{self.label} ({self.unit})" if self.unit else self.label
+
+
+_LIST = [
+    MetricInfo("anonymize_seconds", "anonymizer", "disassociation time", unit="s"),
+    MetricInfo("clusters", "anonymizer", "clusters", unit="count"),
+    MetricInfo("record_chunks", "anonymizer", "record chunks", unit="count"),
+    MetricInfo("term_chunk_share", "anonymizer", "term-chunk share of term occurrences", fraction=True),
+    MetricInfo("dataset_records", "anonymizer", "records in the dataset", unit="count"),
+    MetricInfo("dataset_density", "anonymizer", "dataset density (type-token ratio)"),
+    MetricInfo("tkd", "utility", "tKd", fraction=True, default=False),
+    MetricInfo("tkd_a", "utility", "tKd-a", fraction=True, default=False),
+    MetricInfo("re", "utility", "re (relative error)", default=False),
+    MetricInfo("re_a", "utility", "re-a (relative error)", default=False),
+    MetricInfo("tlost", "utility", "tlost", fraction=True, default=False),
+    MetricInfo("rae", "utility", "RAE (relative association error)", default=False),
+    MetricInfo("utility_seconds", "utility", "utility measurement time", unit="s", default=False),
+    MetricInfo("rlm", "safe", "RLM (relative loss)", fraction=True),
+    MetricInfo("safe_seconds", "safe", "safe disassociation time", unit="s"),
+    MetricInfo("vulnerable_records", "cover", "vulnerable records", unit="count"),
+    MetricInfo("vulnerable_records_share", "cover", "vulnerable records", fraction=True),
+    MetricInfo("breaches", "cover", "privacy breaches", unit="count"),
+    MetricInfo("pem", "cover", "PEM (vulnerable record chunks)", fraction=True),
+    MetricInfo("vulnerable_chunks", "cover", "vulnerable record chunks", unit="count"),
+    MetricInfo("cover_seconds", "cover", "breach detection time", unit="s"),
+    MetricInfo("accuracy", "semantic", "accuracy", fraction=True),
+    MetricInfo("wmd", "semantic", "WMD (original vs reconstructed)", unit="distance"),
+    MetricInfo("transaction_breakage", "semantic", "transaction breakage", fraction=True),
+    MetricInfo("km_breakage", "semantic", "k^m-anonymity breakage", fraction=True),
+    MetricInfo("semantic_seconds", "semantic", "semantic attack time", unit="s"),
+]
+
+ALL_METRICS: dict[str, MetricInfo] = {m.name: m for m in _LIST}
+"""Every metric a sweep may name in ``metrics``, in a stable order."""
+
+
+def metrics_for_steps(steps: Iterable[str], defaults_only: bool = False) -> list[str]:
+    """The metric names the given steps can produce (``defaults_only``: those recorded by default)."""
+    wanted = set(steps)
+    return [m.name for m in _LIST if m.step in wanted and (m.default or not defaults_only)]

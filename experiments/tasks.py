@@ -1,0 +1,258 @@
+"""The default task of a run: small adapters over the workbench's own APIs, nothing re-implemented.
+
+One run = load (or build) the dataset, disassociate it (Terrovitis2012;
+:func:`anonymizer.disassociate.disassociate`), optionally make it safe (Awad2019;
+:func:`anonymizer.safe.safe_disassociate`), then measure what the sweep asks:
+
+* ``anonymizer``: time, clusters, record chunks, share of term occurrences left in term chunks,
+  the dataset's size and density (type-token ratio, AlShuhail2021 section 5.1.1);
+* ``utility``: tKd, tKd-a, re, re-a, tlost (:func:`anonymizer.utility.utility_report`,
+  Terrovitis2012 section 7) and RAE (:func:`anonymizer.safe_metrics.rae`, Awad2019 section 5.1.3);
+* ``safe``: RLM (:func:`anonymizer.safe_metrics.rlm`, Awad2019 section 5.1.2) and the time of
+  safe disassociation (Awad2019 Figure 7);
+* ``cover``: per attacker (strong, moderate, weak; Barakat2016 section 6) the vulnerable records,
+  breaches, PEM (Awad2019 section 5.1.1) and the detector's time (Barakat2016 Figure 5), from
+  :func:`attacks.cover.run_cover_attack`;
+* ``semantic``: per scorer x selector x attacked chunks (AlShuhail2021 chapters 4-5) accuracy,
+  WMD, transaction and k^m-anonymity breakage from :func:`attacks.semantic.run_semantic_attack`
+  and :func:`attacks.semantic_metrics.evaluate_semantic`.
+
+The attacks run on the release that is published: the safe one when ``safe`` is true. Every
+random step takes the run's seed. Datasets and scorers are cached per worker process, so the
+many runs of one worker load the kosarak file or the GloVe vectors once.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from corpora.dataset import TransactionDataset
+from corpora.errors import InputError
+from experiments.schema import DatasetSpec
+
+__all__ = ["load_run_dataset", "resolve_dataset_label", "run_task"]
+
+
+# --------------------------------------------------------------------------- datasets
+@functools.lru_cache(maxsize=8)
+def _load_named(name: str, base_dir: str) -> TransactionDataset:
+    from corpora.registry import load_dataset
+
+    candidate = os.path.join(base_dir, name)
+    if not os.path.isabs(name) and os.path.exists(candidate) and not os.path.exists(name):
+        name = candidate
+    return load_dataset(name)
+
+
+def resolve_dataset_label(ds: DatasetSpec, base_dir: str = ".") -> str:
+    """The first of the entry's names that loads offline (a cached BMS file before its kosarak stand-in)."""
+    problems = []
+    for name in ds.names:
+        try:
+            _load_named(name, base_dir)
+            return name
+        except (InputError, OSError) as exc:
+            problems.append(f"{name}: {exc}")
+    raise InputError("no dataset of [" + ", ".join(ds.names) + "] loads offline (" + "; ".join(problems) + ")")
+
+
+@functools.lru_cache(maxsize=16)
+def _load_text(source: str, density: float | None, seed: int,
+               options: tuple[tuple[str, Any], ...]) -> TransactionDataset:
+    from corpora.text import build_text_dataset
+
+    return build_text_dataset(source, density=density, seed=seed, **dict(options))
+
+
+def load_run_dataset(dconf: Mapping[str, Any], seed: int, base_dir: str = ".") -> TransactionDataset:
+    """The dataset of a run: a registry name or path, or a text build at the run's density.
+
+    ``records`` keeps the first N records (for size sweeps, Awad2019 Figure 7); a text build
+    uses the entry's seed, or the run's seed when the entry gives none (so repeats sample
+    different documents).
+    """
+    if dconf.get("text"):
+        ds_seed = dconf["seed"] if dconf.get("seed") is not None else seed
+        options = tuple(sorted((k, _freeze(v)) for k, v in dict(dconf.get("options") or {}).items()))
+        if "part" not in dict(options):  # the attacked part, disjoint from the NGD reference part
+            options = tuple(sorted((*options, ("part", "attacked"))))
+        ds = _load_text(dconf["text"], dconf.get("density"), int(ds_seed), options)
+    else:
+        ds = _load_named(dconf["names"][0], base_dir)
+    n = dconf.get("records")
+    if n is not None:
+        if n > len(ds):
+            raise InputError(f"dataset {dconf['label']}: records={n} but it has only {len(ds)} records")
+        ds = ds.subset(range(n))
+    return ds
+
+
+def _freeze(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+    return v
+
+
+# --------------------------------------------------------------------------- scorers
+@functools.lru_cache(maxsize=8)
+def _scorer(spec: str, reference: str | None, seed: int, base_dir: str) -> Any:
+    from attacks.scorers import make_scorer
+
+    if spec.startswith("table:") and not os.path.isabs(spec[6:]):
+        candidate = os.path.join(base_dir, spec[6:])
+        if os.path.exists(candidate):
+            spec = "table:" + candidate
+    return make_scorer(spec, reference=reference, seed=seed)
+
+
+def _scorer_label(spec: str) -> str:
+    return {"ngd": "NGD", "glove": "WE"}.get(spec, spec)
+
+
+# --------------------------------------------------------------------------- the task
+def _row(metric: str, value: Any, seconds: float | None = None, attack: str = "", method: str = "",
+         chunks: str = "") -> dict[str, Any]:
+    return {"metric": metric, "value": None if value is None else float(value), "seconds": seconds,
+            "attack": attack, "method": method, "chunks": chunks}
+
+
+def _anonymizer_rows(ds: TransactionDataset, release: Any, seconds: float, method: str) -> list[dict[str, Any]]:
+    n_chunks = sum(len(c.record_chunks) for c in release.clusters)
+    in_terms = sum(len(c.term_chunk) for c in release.clusters)
+    total = int(ds.lengths.sum()) if len(ds) else 0
+    return [
+        _row("anonymize_seconds", seconds, seconds, method=method),
+        _row("clusters", len(release.clusters), method=method),
+        _row("record_chunks", n_chunks, method=method),
+        _row("term_chunk_share", in_terms / total if total else 0.0, method=method),
+        _row("dataset_records", len(ds), method=method),
+        _row("dataset_density", ds.density, method=method),
+    ]
+
+
+def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Do one run of a sweep (see the module docstring); return its metric rows."""
+    from anonymizer.disassociate import disassociate
+
+    wanted = set(config["metrics"])
+    seed = int(config["seed"])
+    base_dir = str(config.get("base_dir", "."))
+    ds = load_run_dataset(config["dataset"], seed, base_dir)
+    safe = bool(config["safe"])
+    method = "safe disassociation" if safe else "disassociation"
+    rows: list[dict[str, Any]] = []
+
+    t0 = time.perf_counter()
+    release, truth = disassociate(ds, k=int(config["k"]), m=int(config["m"]),
+                                  max_cluster_size=int(config["max_cluster_size"]), horpart=config["horpart"],
+                                  verpart=config["verpart"], refine=bool(config["refine"]), seed=seed)
+    rows += _anonymizer_rows(ds, release, time.perf_counter() - t0, method)
+
+    published, published_truth = release, truth
+    if safe:
+        from anonymizer.safe import safe_disassociate
+        from anonymizer.safe_metrics import rlm
+
+        t0 = time.perf_counter()
+        published, published_truth = safe_disassociate(release, truth, seed=seed)
+        elapsed = time.perf_counter() - t0
+        rows.append(_row("safe_seconds", elapsed, elapsed, method=method))
+        if "rlm" in wanted:
+            rows.append(_row("rlm", rlm(release, published), method=method))
+
+    utility_metrics = {"tkd", "tkd_a", "re", "re_a", "tlost"} & wanted
+    if utility_metrics:
+        from anonymizer.utility import utility_report
+
+        u = config["utility"]
+        t0 = time.perf_counter()
+        report = utility_report(ds, published, reconstructions=int(u["reconstructions"]), seed=seed,
+                                top_k=int(u["top_k"]), re_range=(int(u["re_range"][0]), int(u["re_range"][1])))
+        elapsed = time.perf_counter() - t0
+        for name in sorted(utility_metrics):
+            rows.append(_row(name, getattr(report, name), method=method))
+        rows.append(_row("utility_seconds", elapsed, elapsed, method=method))
+    if "rae" in wanted:
+        from anonymizer.safe_metrics import rae
+
+        u = config["utility"]
+        rows.append(_row("rae", rae(ds, published, seed=seed, rank_range=(int(u["re_range"][0]),
+                                                                        int(u["re_range"][1]))), method=method))
+
+    attacks = config.get("attacks") or {}
+    if "cover" in attacks:
+        from attacks.cover import run_cover_attack
+
+        cov = attacks["cover"]
+        for attacker in cov["attackers"]:
+            rep = run_cover_attack(published, attacker=attacker, seed=seed,
+                                   moderate_share=float(cov["moderate_share"]), list_problems=False)
+            took = rep.seconds  # the detector alone (Barakat2016 Figure 5), not the knowledge simulation
+            n = rep.n_records
+            rows += [
+                _row("vulnerable_records", rep.vulnerable_records, took, "cover", attacker),
+                _row("vulnerable_records_share", rep.vulnerable_records / n if n else 0.0, took, "cover", attacker),
+                _row("breaches", rep.breaches, took, "cover", attacker),
+                _row("pem", rep.pem, took, "cover", attacker),
+                _row("vulnerable_chunks", rep.vulnerable_chunks, took, "cover", attacker),
+                _row("cover_seconds", took, took, "cover", attacker),
+            ]
+
+    if "semantic" in attacks:
+        rows += _semantic_rows(config, attacks["semantic"], ds, published, published_truth, wanted, seed, base_dir)
+    return [r for r in rows if r["metric"] in wanted]
+
+
+def _semantic_rows(config: Mapping[str, Any], sem: Mapping[str, Any], ds: TransactionDataset, release: Any,
+                   truth: Any, wanted: set[str], seed: int, base_dir: str) -> list[dict[str, Any]]:
+    """The semantic attack for every scorer x selector x attacked chunks (AlShuhail2021 chapters 4-5).
+
+    Rows carry the method (``NGD-ABA``, ``WE-MRA``; ``VPA`` and ``random`` use no scorer and run
+    once) and, in the ``chunks`` column, the part measured: ``overall``, ``record`` (record and
+    shared chunks) or ``term`` (the term chunk), as the thesis's figures 5.1-5.30 split them.
+    When the attack itself is limited to one part (``chunks: record``), the method says so.
+    """
+    from attacks.semantic import run_semantic_attack
+    from attacks.semantic_metrics import evaluate_semantic
+
+    dconf = config["dataset"]
+    reference = sem.get("reference", "source")
+    ds_seed = seed
+    if reference == "source":
+        reference = dconf.get("text")
+        ds_seed = int(dconf["seed"]) if dconf.get("seed") is not None else seed
+    need_wmd = "wmd" in wanted
+    rows: list[dict[str, Any]] = []
+    done_scorerless: set[tuple[str, str]] = set()
+    for spec in sem["scorers"]:
+        for selector in sem["selectors"]:
+            scorerless = selector in ("VPA", "random")
+            for attacked in sem["chunks"]:
+                if scorerless:
+                    if (selector, attacked) in done_scorerless:
+                        continue  # VPA and the random baseline ignore the scorer: run them once
+                    done_scorerless.add((selector, attacked))
+                    label = selector
+                    scorer = None
+                else:
+                    label = f"{_scorer_label(spec)}-{selector}"
+                    scorer = _scorer(spec, reference, ds_seed, base_dir)
+                if attacked != "both":
+                    label += f" [{attacked} only]"
+                t0 = time.perf_counter()
+                result = run_semantic_attack(release, scorer, selector=selector, chunks=attacked, seed=seed,
+                                             vpa_limit=int(sem.get("vpa_limit", 10_000)), progress=False)
+                took = time.perf_counter() - t0
+                scores = evaluate_semantic(result, release, truth, ds, seed=seed, bootstrap=0, wmd=need_wmd,
+                                           baseline=False)
+                for r in scores.rows:
+                    if r.metric in wanted:
+                        rows.append(_row(r.metric, r.value, took, "semantic", label, r.part))
+                rows.append(_row("semantic_seconds", took, took, "semantic", label, "overall"))
+    return rows

@@ -1,0 +1,151 @@
+"""Property tests of the cover-problem detector against naive references and the inverse transformation."""
+
+import itertools
+from collections import Counter
+
+import numpy as np
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+from test_cover_golden import _reconstructions, _valid
+
+from anonymizer.release import Cluster, Release
+from anonymizer.verify import km_violations
+from attacks.cover import run_cover_attack
+
+TERMS = list("abcdefg")
+sub_records = st.frozensets(st.sampled_from(TERMS), min_size=1, max_size=5)
+
+
+@st.composite
+def random_releases(draw):
+    """Clusters of random chunks with disjoint term sets (not necessarily k^m-anonymous)."""
+    clusters = []
+    for c in range(draw(st.integers(1, 3))):
+        size = draw(st.integers(1, 7))
+        terms = draw(st.permutations(TERMS))
+        cuts = sorted(draw(st.lists(st.integers(1, len(TERMS) - 1), min_size=0, max_size=3, unique=True)))
+        groups = [terms[a:b] for a, b in zip([0, *cuts], [*cuts, len(TERMS)], strict=True)]
+        chunks = []
+        for group in groups:
+            subs = draw(st.lists(st.frozensets(st.sampled_from(group), min_size=1), min_size=1, max_size=size))
+            chunks.append([tuple(sorted(s)) for s in subs])
+        clusters.append(Cluster(f"P{c}", size, chunks, []))
+    return Release({"k": 2, "m": 2}, clusters)
+
+
+def naive_barakat(release):
+    out = set()
+    for cluster in release.clusters:
+        chunks = cluster.record_chunks
+        for j in range(1, len(chunks)):
+            sj = Counter(t for sub in chunks[j] for t in sub)
+            for x in sj:
+                for l in range(j):
+                    sl = Counter(t for sub in chunks[l] for t in sub)
+                    items = {y for y in sl if sl[y] >= sj[x]}
+                    if len(items) < 2:
+                        continue
+                    s_i = sum(1 for sub in chunks[l] if items <= set(sub))
+                    if s_i == min(sl[y] for y in items):
+                        covered = tuple(sorted(y for y in items if sl[y] == s_i))
+                        out.add((cluster.id, j, x, l, covered, tuple(sorted(items - set(covered)))))
+    return out
+
+
+def naive_awad(release):
+    out = set()
+    for cluster in release.clusters:
+        for j, chunk in enumerate(cluster.record_chunks):
+            sc = Counter(t for sub in chunk for t in sub)
+            full = sum(1 for sub in chunk if set(sc) <= set(sub))
+            covered = tuple(sorted(t for t in sc if sc[t] == full))
+            if len(sc) >= 2 and full > 0 and covered:
+                out.add((cluster.id, j, covered, tuple(sorted(set(sc) - set(covered)))))
+    return out
+
+
+def naive_vulnerable(release, knowledge):
+    pairs = {frozenset(p) for s in knowledge for p in itertools.combinations(sorted(set(s)), 2)}
+    breached = {}
+    for cid, j, x, _l, covered, _cov in naive_barakat(release):
+        if any(frozenset((x, y)) in pairs for y in covered):
+            breached.setdefault((cid, j), set()).add(x)
+    total = 0
+    for cluster in release.clusters:
+        best = 0
+        for j, chunk in enumerate(cluster.record_chunks):
+            xs = breached.get((cluster.id, j), set())
+            best = max(best, sum(1 for sub in chunk if xs & set(sub)))
+        total += best
+    return total
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(release=random_releases(), seed=st.integers(0, 5))
+def test_detector_matches_naive_definitions(release, seed):
+    rng = np.random.default_rng(seed)
+    terms = sorted({t for c in release.clusters for t in c.record_terms()})
+    knowledge = [tuple(rng.choice(terms, size=2, replace=False)) for _ in range(6)] if len(terms) >= 2 else []
+    report = run_cover_attack(release, knowledge=knowledge)
+    got_b = {(p.cluster, p.item_chunk, p.item, p.chunk, tuple(p.covered), tuple(p.covering))
+             for p in report.cover_problems if p.definition == "barakat2016"}
+    assert got_b == naive_barakat(release)
+    got_a = {(p.cluster, p.chunk, tuple(p.covered), tuple(p.covering))
+             for p in report.cover_problems if p.definition == "awad2019"}
+    assert got_a == naive_awad(release)
+    assert report.vulnerable_records == naive_vulnerable(release, knowledge)
+    n_chunks = sum(len(c.record_chunks) for c in release.clusters)
+    assert report.record_chunks == n_chunks and 0 <= report.vulnerable_chunks <= n_chunks
+    assert report.vulnerable_records <= release.n_records
+    assert report.pem == (report.vulnerable_chunks / n_chunks if n_chunks else 0.0)
+    # The strong attacker of the release knows at most one itemset per record, all from cover relations.
+    strong = run_cover_attack(release, "strong")
+    assert strong.knowledge_size <= release.n_records
+    assert strong.breaches <= len(got_b) and (strong.breaches > 0) == (len(got_b) > 0)
+    assert strong.vulnerable_records <= release.n_records
+
+
+def reference_verpart(records, k, m):
+    """Terrovitis2012 VERPART, naive: terms by descending support, greedily grown k^m-anonymous chunks."""
+    supp = Counter(t for r in records for t in r)
+    remaining = sorted((t for t in supp if supp[t] >= k), key=lambda t: (-supp[t], t))
+    chunks = []
+    while remaining:
+        cur, rest = [], []
+        for t in remaining:
+            trial = set(cur) | {t}
+            proj = [tuple(sorted(set(r) & trial)) for r in records if set(r) & trial]
+            (rest if km_violations(proj, k, m) else cur).append(t)
+        chunks.append(set(cur))
+        remaining = rest
+    return chunks, sorted(t for t in supp if supp[t] < k)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=st.lists(st.frozensets(st.sampled_from(list("abcdef")), min_size=1, max_size=4), min_size=3,
+                        max_size=5), seed=st.integers(0, 3))
+def test_every_reported_breach_is_real(records, seed):
+    """Brute force over the inverse transformation: each breach {x, y} has support < k in every valid dataset."""
+    k, m = 2, 2
+    chunks, term_chunk = reference_verpart(records, k, m)
+    assume(len(chunks) >= 2)
+    rng = np.random.default_rng(seed)
+    listed = []
+    for ch in chunks:
+        subs = [tuple(sorted(set(r) & ch)) for r in records if set(r) & ch]
+        listed.append([subs[int(i)] for i in rng.permutation(len(subs))])
+    cluster = Cluster("P1", len(records), listed, term_chunk)
+    release = Release({"k": k, "m": m}, [cluster])
+    padded = [len(set(itertools.permutations(list(ch) + [()] * (cluster.size - len(ch))))) for ch in listed[1:]]
+    assume(int(np.prod(padded)) <= 3000)
+    everything = [(x, y) for a, b in itertools.combinations(chunks, 2) for x in a for y in b]
+    report = run_cover_attack(release, knowledge=everything)
+    valid = [r for r in _reconstructions(cluster) if _valid(r, cluster, k, m)]
+    original = tuple(sorted(tuple(sorted(r - set(term_chunk))) for r in records))
+    assert original in valid  # the data VERPART came from is one of the valid reconstructions
+    event(f"breaches reported: {bool(report.breach_list)}")
+    for breach in report.breach_list:
+        for y in breach.covered:
+            for recs in valid:
+                assert sum(1 for r in recs if {breach.item, y} <= set(r)) < k
+    assert report.vulnerable_records <= len(records)

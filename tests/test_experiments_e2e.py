@@ -1,0 +1,94 @@
+"""A tiny real sweep through the anonymizer, both attack families and the utility metrics.
+
+The toy dataset of Terrovitis2012 Figure 2 and a small build of the Lee news corpus keep it to a
+few seconds; the shipped sweep files are checked to validate and expand.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+import yaml
+
+from corpora.errors import run_cli
+from experiments.grid import expand_runs
+from experiments.run import main
+from experiments.schema import load_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = {
+    "name": "tiny",
+    "datasets": [
+        {"name": "terrovitis2012-fig2", "attacks": ["cover"],
+         "grid": {"k": 2, "max_cluster_size": [4, 6], "safe": [False, True]}},
+        {"text": "lee", "label": "lee", "density": 0.5, "seed": 0, "options": {"top_n": 5},
+         "attacks": ["semantic"], "grid": {"k": [2, 3], "max_cluster_size": 9}},
+    ],
+    "grid": {"m": 2},
+    "attacks": {"cover": {"attackers": ["strong", "moderate"]},
+                "semantic": {"scorers": ["ngd"], "selectors": ["ABA", "random"]}},
+    "metrics": ["pem", "vulnerable_records", "rlm", "tlost", "re_a", "accuracy", "transaction_breakage",
+                "km_breakage", "clusters"],
+    "utility": {"top_k": 10, "re_range": [0, 5]},
+    "plots": [
+        {"id": "pem", "metric": "pem", "x": "max_cluster_size", "group_by": "safe", "where": {"method": "strong"}},
+        {"id": "acc", "metric": "accuracy", "x": "k", "where": {"chunks": "overall"}},
+        {"id": "loss", "metric": ["tlost", "re_a"], "x": "k", "where": {"dataset": "lee"}},
+    ],
+}
+
+
+def test_tiny_real_sweep_end_to_end(tmp_path, capsys):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(TINY, sort_keys=False), encoding="utf-8")
+    status = run_cli(main, [str(path), "--results", str(tmp_path / "results")])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    assert "tiny: 6 runs (0 cached, 6 run, 0 failed)" in out.out
+    directory = tmp_path / "results" / "tiny"
+    with open(directory / "results.csv", encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {r["status"] for r in rows} == {"ok"}
+    toy = [r for r in rows if r["dataset"] == "terrovitis2012-fig2"]
+    text = [r for r in rows if r["dataset"] == "lee"]
+    assert len({r["run"] for r in toy}) == 4 and len({r["run"] for r in text}) == 2
+    # cover rows per attacker; RLM only for safe runs; the semantic attack only on the text build
+    assert {(r["method"], r["metric"]) for r in toy if r["attack"] == "cover"} == {
+        (a, m) for a in ("strong", "moderate") for m in ("pem", "vulnerable_records")}
+    assert {r["safe"] for r in toy if r["metric"] == "rlm"} == {"true"}
+    assert not [r for r in toy if r["attack"] == "semantic"]
+    sem = [r for r in text if r["attack"] == "semantic"]
+    assert {r["method"] for r in sem} == {"NGD-ABA", "random"}
+    assert {r["chunks"] for r in sem} == {"overall", "record", "term"}
+    for r in rows:
+        if r["metric"] in ("pem", "rlm", "tlost", "accuracy", "transaction_breakage", "km_breakage") and r["value"]:
+            assert 0.0 <= float(r["value"]) <= 1.0
+    assert all(float(r["value"]) >= 1 for r in rows if r["metric"] == "clusters")
+    assert {r["density"] for r in text} == {"0.5"} and {r["density"] for r in toy} == {""}
+    for plot in ("pem", "acc", "loss"):
+        for ext in ("png", "svg"):
+            assert (directory / "figures" / f"{plot}.{ext}").is_file()
+    report = (directory / "report.md").read_text(encoding="utf-8")
+    assert report.count("![") == 3 and "No data" not in report
+    # a second invocation finds everything cached
+    assert run_cli(main, [str(path), "--results", str(tmp_path / "results"), "--no-plots"]) == 0
+    assert "(6 cached, 0 run, 0 failed)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["sweep.yaml", "experiments/sweeps/barakat2016.yaml",
+                                  "experiments/sweeps/awad2019.yaml", "experiments/sweeps/alshuhail2021.yaml",
+                                  "experiments/sweeps/terrovitis2012.yaml"])
+def test_shipped_sweeps_validate(name):
+    spec = load_sweep(ROOT / name)
+    runs = expand_runs(spec)
+    assert runs and spec.plots
+    used = {c for p in spec.plots for c, _ in p.where if c == "dataset"}
+    labels = {r.params["dataset"] for r in runs}
+    for plot in spec.plots:
+        for col, values in plot.where:
+            if col == "dataset":
+                assert set(values) <= labels, (plot.id, values)
+    assert used <= {"dataset"}

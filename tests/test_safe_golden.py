@@ -1,0 +1,111 @@
+"""Golden tests of safe disassociation (Awad2019 section 4, Figure 2) and of RLM / RAE (section 5.1)."""
+
+import json
+
+import pytest
+from test_cover_golden import _reconstructions, awad_fig1
+
+from anonymizer.release import Cluster, ClusterTruth, Release, Truth
+from anonymizer.safe import chunk_cover, partial_suppression, safe_disassociate, safe_disassociate_report
+from anonymizer.safe_metrics import published_supports, rae, rlm
+from anonymizer.verify import verify
+from attacks.cover import run_cover_attack
+from corpora.dataset import TransactionDataset
+from corpora.errors import InputError
+
+ABCD = ("a", "b", "c", "d")
+
+
+def awad_truth() -> Truth:
+    return Truth([ClusterTruth("P1", [0, 1, 2, 3, 4, 5], [[0, 1, 2, 3, 4, 5], [1, 2]], {})])
+
+
+def test_figure2_partial_suppression_with_the_papers_choices():
+    chunk = awad_fig1().clusters[0].record_chunks[0]
+    # I1 = {a, b}, I2 = {c, d}; L1 = {a, d}, L2 = {b, c}.
+    subs, ids = partial_suppression(chunk, [0, 1, 2, 3, 4, 5], [("a", "b"), ("c", "d")], [1, 2],
+                                    [[True, False], [False, True]])
+    assert sorted(subs) == sorted([("a",), ("c", "d"), ("a", "b"), ABCD, ABCD, ("a", "b"), ("a", "d"), ("b", "c")])
+    assert ids.count(-1) == 2 and len(ids) == 8
+    assert chunk_cover(subs) is None and chunk_cover(chunk) == (list(ABCD), 4, ["c", "d"])
+    # Figure 2(b): with {d, e} known, the records it can point to are {c,d,e}, {a,d,e} and {a,b,c,d,e}.
+    cluster = Cluster("P1", 8, [subs, [("e",), ("e",)]], [])
+    candidates = {r for recs in _reconstructions(cluster) for r in recs if {"d", "e"} <= set(r)}
+    assert candidates == {("c", "d", "e"), ("a", "d", "e"), ("a", "b", "c", "d", "e")}
+
+
+def test_safe_disassociate_figure1_removes_the_cover_problem():
+    release, truth = awad_fig1(), awad_truth()
+    result = safe_disassociate_report(release, truth, seed=3)
+    safe, strue = result.release, result.truth
+    assert result.partially_suppressed == 1 and result.ghost_records == 2 and result.fully_suppressed == 0
+    assert safe.params["safe"] is True and safe.clusters[0].size == 8
+    assert strue.clusters[0].records == [0, 1, 2, 3, 4, 5, -1, -1]
+    assert strue.clusters[0].record_chunks[0].count(-1) == 2
+    strue.check_against(safe)
+    assert verify(safe).ok
+    assert run_cover_attack(safe, "strong").vulnerable_chunks == 0
+    assert published_supports(safe) == published_supports(release)  # Awad2019 eq. (6)
+    assert rlm(release, safe) == 0.0
+    # The inputs are untouched and the same seed gives the same bytes.
+    assert release.clusters[0].size == 6
+    again = safe_disassociate(awad_fig1(), awad_truth(), seed=3)
+    assert json.dumps(again[0].to_json()) == json.dumps(safe.to_json())
+
+
+def _tight(term_chunk):
+    """s(I) = 2 < k + min(card, m) = 3: precondition (4) fails."""
+    c1 = [("a", "b"), ("a", "b"), ("a",), ("a",)]
+    c2 = [("e",), ("e",)]
+    release = Release({"k": 2, "m": 2, "max_cluster_size": 10}, [Cluster("P1", 4, [c1, c2], term_chunk)])
+    truth = Truth([ClusterTruth("P1", [0, 1, 2, 3], [[0, 1, 2, 3], [0, 2]], {t: [3] for t in term_chunk})])
+    return release, truth
+
+
+def test_precondition_4_fails_chunk_suppressed():
+    release, truth = _tight(["z"])
+    result = safe_disassociate_report(release, truth)
+    assert result.fully_suppressed == 1 and result.partially_suppressed == 0
+    assert [c for c in result.release.clusters[0].record_chunks] == [[("e",), ("e",)]]
+    assert result.truth.clusters[0].record_chunks == [[0, 2]]
+    assert rlm(release, result.release) == pytest.approx(6 / 8)
+    assert verify(result.release).ok
+
+
+def test_suppression_that_would_break_lemma2_moves_terms_to_term_chunk():
+    release, truth = _tight([])
+    result = safe_disassociate_report(release, truth)
+    safe = result.release
+    assert safe.clusters[0].term_chunk == ["a", "b"] and result.moved_to_term_chunk == 2
+    assert result.truth.clusters[0].term_chunk == {"a": [0, 1, 2, 3], "b": [0, 1]}
+    assert verify(safe).ok
+    assert rlm(release, safe) == pytest.approx(6 / 8)
+
+
+def test_covered_fallback_keeps_covering_items():
+    release, truth = _tight(["z"])
+    safe, _ = safe_disassociate(release, truth, fallback="covered")
+    assert safe.clusters[0].record_chunks[0] == [("a",), ("a",), ("a",), ("a",)]
+    assert rlm(release, safe) == pytest.approx(2 / 8)
+    assert verify(safe).ok
+
+
+def test_precondition_3_cluster_too_large():
+    release, truth = awad_fig1(), awad_truth()
+    result = safe_disassociate_report(release, truth, max_cluster_size=7)  # 6 > 7 - 2
+    assert result.partially_suppressed == 0 and result.fully_suppressed == 1
+    with pytest.raises(InputError, match="max_cluster_size"):
+        safe_disassociate(Release({"k": 2, "m": 2}, release.clusters), truth)
+
+
+def test_rae_hand_computed():
+    original = TransactionDataset.from_records([["a", "b"], ["a", "b"], ["a"], ["b", "c"]])
+    anonymized = TransactionDataset.from_records([["a", "b"], ["a"], ["b"], ["a", "c"]])
+    # Pairs of {a, b, c}: ab 2 vs 1 -> 1/1.5; ac 0 vs 1 -> 2; bc 1 vs 0 -> 2.
+    assert rae(original, anonymized, rank_range=(0, 3)) == pytest.approx((1 / 1.5 + 2 + 2) / 3)
+    assert rae(original, original, rank_range=(0, 3)) == 0.0
+    release = awad_fig1()
+    records = [["a"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d"], ["a", "b", "c", "d"],
+               ["a", "b"]]
+    value = rae(TransactionDataset.from_records(records), release, rank_range=(0, 5), reconstructions=2)
+    assert 0.0 <= value <= 2.0

@@ -1,0 +1,168 @@
+"""Utility metrics (Terrovitis2012 sections 6-7) on tiny datasets with hand-computed values."""
+
+import itertools
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonymizer.reconstruct import reconstruct
+from anonymizer.release import Cluster, Release
+from anonymizer.utility import (
+    dataset_top_k,
+    frequent_itemsets,
+    ranked_terms,
+    re,
+    re_a,
+    tkd,
+    tkd_a,
+    tlost,
+    top_k_itemsets,
+    utility_report,
+)
+from corpora.dataset import TransactionDataset
+from corpora.errors import InputError
+
+O = TransactionDataset.from_records([["a", "b"], ["a", "b"], ["a", "c"], ["b"]])
+# supports: a 3, b 3, c 1, {a,b} 2, {a,c} 1
+R2 = TransactionDataset.from_records([["a"], ["b"], ["a", "c"], ["a", "c"]])
+# supports: a 3, c 2, {a,c} 2, b 1
+
+
+def brute_itemsets(transactions):
+    counts = Counter()
+    for t in transactions:
+        items = sorted(set(t))
+        for size in range(1, len(items) + 1):
+            counts.update(frozenset(c) for c in itertools.combinations(items, size))
+    return counts
+
+
+def test_top_k_hand_computed():
+    assert top_k_itemsets(O.sorted_records(), 3) == {frozenset("a"): 3, frozenset("b"): 3, frozenset("ab"): 2}
+    assert dataset_top_k(O, 3) == top_k_itemsets(O.sorted_records(), 3)
+    # ties at the cut are all kept: the 3rd support of R2 is 2, shared by {c} and {a,c}
+    assert set(top_k_itemsets(R2.sorted_records(), 2)) == {frozenset("a"), frozenset("c"), frozenset("ac")}
+
+
+def test_items_in_every_transaction_are_not_lost():
+    # pyfim drops an item contained in all transactions unless an empty transaction is added
+    assert frequent_itemsets([["x", "y"], ["x"], ["x", "y"]], 1) == {
+        frozenset("x"): 3, frozenset("y"): 2, frozenset("xy"): 2}
+
+
+@settings(max_examples=50, deadline=None)
+@given(tracts=st.lists(st.frozensets(st.sampled_from("abcdefg"), max_size=5), max_size=12),
+       top=st.integers(1, 30), floor=st.integers(1, 4))
+def test_mining_matches_brute_force(tracts, top, floor):
+    brute = brute_itemsets(tracts)
+    assert frequent_itemsets([sorted(t) for t in tracts], floor) == {s: n for s, n in brute.items() if n >= floor}
+    got = top_k_itemsets([sorted(t) for t in tracts], top)
+    assert dataset_top_k(TransactionDataset.from_records(tracts), top) == got
+    if brute:
+        ranked = sorted(brute.values(), reverse=True)
+        cut = ranked[min(top, len(ranked)) - 1]
+        assert got == {s: n for s, n in brute.items() if n >= cut}
+    else:
+        assert got == {}
+
+
+def test_tkd_hand_computed():
+    assert tkd(O, O, top_k=3) == 0.0
+    # FI = {a}, {b}, {a,b}; FI' = {a}, {c}, {a,c}: one of three kept
+    assert tkd(O, R2, top_k=3) == pytest.approx(2 / 3)
+
+
+def test_ranked_terms_break_ties_by_term():
+    assert ranked_terms(O, (0, 3)) == ["a", "b", "c"]
+    assert ranked_terms(O, (1, 10)) == ["b", "c"]
+    with pytest.raises(InputError, match="only 3 distinct terms"):
+        ranked_terms(O, (200, 220))
+    with pytest.raises(InputError, match="0 <= start < end"):
+        ranked_terms(O, (5, 5))
+
+
+def test_re_hand_computed():
+    assert re(O, O, (0, 3)) == 0.0
+    # pairs: ab 2 vs 0 -> 2; ac 1 vs 2 -> 1/1.5; bc 0 vs 0 -> left out
+    assert re(O, R2, (0, 3)) == pytest.approx((2 + 2 / 3) / 2)
+    # averaged supports over [R2, O]: ab 1 -> 1/1.5; ac 1.5 -> 0.5/1.25
+    assert re(O, [R2, O], (0, 3)) == pytest.approx((2 / 3 + 0.4) / 2)
+
+
+def small_release(term_chunk=("c",), chunk=(("a", "b"), ("a", "b"), ("a",), ("b",))):
+    return Release({"k": 2, "m": 2}, [Cluster("P", 4, [list(chunk)], list(term_chunk))])
+
+
+def test_a_variants_hand_computed():
+    rel = small_release()
+    # sub-records: ab x2, a, b -> a 3, b 3, ab 2: the same top-3 as O
+    assert tkd_a(O, rel, top_k=3) == 0.0
+    # ab 2 vs 2 -> 0; ac 1 vs 0 -> 2; bc left out
+    assert re_a(O, rel, (0, 3)) == pytest.approx(1.0)
+    split = Release({"k": 2, "m": 2}, [Cluster("P", 4, [[("a",)] * 3, [("b",)] * 3], ["c"])])
+    # {a,b} is never in one sub-record: FI' = {a}, {b} (support 3) -> 1/3 lost
+    assert tkd_a(O, split, top_k=3) == pytest.approx(1 / 3)
+
+
+def test_tlost_hand_computed():
+    # k = 2: a and b have support >= 2; c (support 1) does not count
+    assert tlost(small_release(), O) == 0.0
+    lost_b = Release({"k": 2, "m": 2}, [Cluster("P", 4, [[("a",)] * 3], ["b", "c"])])
+    assert tlost(lost_b, O) == pytest.approx(0.5)
+    # without the original, supports are lower bounds: b counts 1 (one term chunk) < k
+    assert tlost(lost_b, None) == 0.0
+    two = Release({"k": 2, "m": 2}, [Cluster("P", 2, [[("a",)] * 2], ["b"]), Cluster("Q", 2, [[("a",)] * 2], ["b"])])
+    assert tlost(two, None) == pytest.approx(0.5)
+
+
+def fig2_original():
+    return TransactionDataset.from_records([
+        ["itunes", "flu", "madonna", "ikea", "ruby"],
+        ["madonna", "flu", "viagra", "ruby", "audi a4", "sony tv"],
+        ["itunes", "madonna", "audi a4", "ikea", "sony tv"],
+        ["itunes", "flu", "viagra"],
+        ["itunes", "flu", "madonna", "audi a4", "sony tv"],
+        ["madonna", "digital camera", "panic disorder", "playboy"],
+        ["iphone sdk", "madonna", "ikea", "ruby"],
+        ["iphone sdk", "digital camera", "madonna", "playboy"],
+        ["iphone sdk", "digital camera", "panic disorder"],
+        ["iphone sdk", "digital camera", "madonna", "ikea", "ruby"],
+    ])
+
+
+def fig2b():
+    p1 = Cluster("P1", 5, [
+        [("flu", "itunes", "madonna"), ("flu", "madonna"), ("itunes", "madonna"), ("flu", "itunes"),
+         ("flu", "itunes", "madonna")],
+        [("audi a4", "sony tv")] * 3,
+    ], ["ikea", "ruby", "viagra"])
+    p2 = Cluster("P2", 5, [[
+        ("digital camera", "madonna"), ("iphone sdk", "madonna"), ("digital camera", "iphone sdk", "madonna"),
+        ("digital camera", "iphone sdk"), ("digital camera", "iphone sdk", "madonna"),
+    ]], ["ikea", "panic disorder", "playboy", "ruby"])
+    return Release({"k": 3, "m": 2}, [p1, p2])
+
+
+def test_utility_report_on_figure2():
+    original, rel = fig2_original(), fig2b()
+    rep = utility_report(original, rel, reconstructions=3, seed=5, top_k=10, re_range=(0, 6))
+    runs = [reconstruct(rel, seed=s) for s in (5, 6, 7)]
+    assert rep.tkd_runs == [tkd(original, ds, 10) for ds in runs]
+    assert rep.tkd == pytest.approx(sum(rep.tkd_runs) / 3)
+    assert rep.re == pytest.approx(re(original, runs, (0, 6)))
+    assert rep.re_runs == [pytest.approx(re(original, ds, (0, 6))) for ds in runs]
+    assert rep.tkd_a == tkd_a(original, rel, 10) and rep.re_a == re_a(original, rel, (0, 6))
+    # k = 3: ikea (3) and ruby (4) reach k but stay in term chunks; 9 terms reach support 3
+    frequent = [t for t, n in original.supports().items() if n >= 3]
+    assert rep.tlost == pytest.approx(2 / len(frequent))
+    assert 0 <= rep.re <= 2 and 0 <= rep.tkd <= 1
+    assert rep.as_dict()["re_range"] == [0, 6]
+
+
+def test_utility_report_rejects_mismatched_inputs():
+    with pytest.raises(InputError, match="covers 10 records"):
+        utility_report(O, fig2b(), re_range=(0, 3))
+    with pytest.raises(InputError, match="reconstructions"):
+        utility_report(fig2_original(), fig2b(), reconstructions=0, re_range=(0, 3))

@@ -1,0 +1,128 @@
+"""`python -m anonymizer verify|reconstruct|utility`: outputs, exit codes, one-line errors, atomic writes."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from anonymizer.__main__ import main as anonymizer_main
+from anonymizer.cli_tools import main as tools_main
+from anonymizer.release import Cluster, Release, save_release
+from corpora.errors import InputError
+
+FIG2_RECORDS = [
+    ["itunes", "flu", "madonna", "ikea", "ruby"],
+    ["madonna", "flu", "viagra", "ruby", "audi a4", "sony tv"],
+    ["itunes", "madonna", "audi a4", "ikea", "sony tv"],
+    ["itunes", "flu", "viagra"],
+    ["itunes", "flu", "madonna", "audi a4", "sony tv"],
+    ["madonna", "digital camera", "panic disorder", "playboy"],
+    ["iphone sdk", "madonna", "ikea", "ruby"],
+    ["iphone sdk", "digital camera", "madonna", "playboy"],
+    ["iphone sdk", "digital camera", "panic disorder"],
+    ["iphone sdk", "digital camera", "madonna", "ikea", "ruby"],
+]
+
+
+def fig2b() -> Release:
+    p1 = Cluster("P1", 5, [
+        [("flu", "itunes", "madonna"), ("flu", "madonna"), ("itunes", "madonna"), ("flu", "itunes"),
+         ("flu", "itunes", "madonna")],
+        [("audi a4", "sony tv")] * 3,
+    ], ["ikea", "ruby", "viagra"])
+    p2 = Cluster("P2", 5, [[
+        ("digital camera", "madonna"), ("iphone sdk", "madonna"), ("digital camera", "iphone sdk", "madonna"),
+        ("digital camera", "iphone sdk"), ("digital camera", "iphone sdk", "madonna"),
+    ]], ["ikea", "panic disorder", "playboy", "ruby"])
+    return Release({"k": 3, "m": 2}, [p1, p2])
+
+
+@pytest.fixture
+def files(tmp_path):
+    good = tmp_path / "release.json"
+    save_release(fig2b(), good)
+    bad_release = fig2b()
+    bad_release.params["k"] = 4
+    bad = tmp_path / "bad.json"
+    save_release(bad_release, bad)
+    data = tmp_path / "fig2.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in FIG2_RECORDS), encoding="utf-8")
+    return good, bad, data
+
+
+def test_verify_ok_and_violations(files, capsys):
+    good, bad, _ = files
+    assert anonymizer_main(["verify", str(good)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("OK (2 clusters, 3 chunks)")
+    assert anonymizer_main(["verify", str(bad)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert any("{audi a4, sony tv} appears in 3 sub-record(s), fewer than k=4" in line for line in lines)
+    assert "violation(s)" in lines[-1]
+
+
+def test_reconstruct_writes_sorted_json_lines_deterministically(files, tmp_path):
+    good, _, _ = files
+    a, b, c = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
+    assert anonymizer_main(["reconstruct", str(good), "--seed", "3", "-o", str(a)]) == 0
+    assert anonymizer_main(["reconstruct", str(good), "--seed", "3", "-o", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+    records = [json.loads(line) for line in a.read_text(encoding="utf-8").splitlines()]
+    assert len(records) == 10 and all(r == sorted(r) and r for r in records)
+    outs = set()
+    for seed in range(6):
+        assert anonymizer_main(["reconstruct", str(good), "--seed", str(seed), "-o", str(c)]) == 0
+        outs.add(c.read_bytes())
+    assert len(outs) > 1
+
+
+def test_utility_text_and_json(files, capsys):
+    good, _, data = files
+    assert anonymizer_main(["utility", str(data), str(good), "--re-range", "0", "6", "--top-k", "10",
+                            "--reconstructions", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("tKd ") and "tlost" in out
+    assert anonymizer_main(["utility", str(data), str(good), "--re-range", "0", "6", "--top-k", "10", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert set(rep) >= {"tkd", "tkd_a", "re", "re_a", "tlost", "reconstructions", "seconds"}
+    assert rep["tlost"] == pytest.approx(2 / 9)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["verify"], "the following arguments are required: release"),
+    (["verify", "missing.json"], "missing.json: no such file"),
+    (["reconstruct", "REL", "--seed", "-1", "-o", "out.jsonl"], "non-negative"),
+    (["reconstruct", "REL"], "-o/--output"),
+    (["reconstruct", "REL", "--term-rule", "many", "-o", "x.jsonl"], "invalid choice"),
+    (["utility", "DATA", "REL", "--reconstructions", "0"], "positive integer"),
+    (["utility", "DATA", "REL", "--re-range", "5", "2"], "END (2) must exceed START (5)"),
+    (["utility", "DATA", "REL"], "re range 200-220"),
+])
+def test_bad_input_is_one_line_exit_2(files, tmp_path, monkeypatch, capsys, argv, message):
+    good, _, data = files
+    monkeypatch.chdir(tmp_path)
+    argv = [str(good) if a == "REL" else str(data) if a == "DATA" else a for a in argv]
+    assert anonymizer_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
+
+
+def test_failed_reconstruct_leaves_no_file(tmp_path):
+    rel = fig2b()
+    rel.clusters[0].record_chunks[0].append(("x",))  # a 6th sub-record exceeds size 5: load fails
+    path = tmp_path / "broken.json"
+    obj = rel.to_json()
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert anonymizer_main(["reconstruct", str(path), "-o", str(out)]) == 2
+    assert not out.exists() and list(tmp_path.iterdir()) == [path]
+    assert anonymizer_main(["reconstruct", str(path), "-o", str(tmp_path / "nodir" / "x.jsonl")]) == 2
+
+
+def test_unknown_command_and_subprocess(files):
+    with pytest.raises(InputError, match="unknown command"):
+        tools_main("frobnicate", [])
+    good, _, _ = files
+    done = subprocess.run([sys.executable, "-m", "anonymizer", "verify", str(good)], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("OK")

@@ -1,0 +1,220 @@
+"""verify(): Terrovitis2012's worked examples pass, broken variants are each reported."""
+
+import copy
+
+from anonymizer.release import Cluster, JointCluster, Release
+from anonymizer.verify import k_anonymity_violations, km_violations, verify
+
+
+def fig2b() -> Release:
+    """Terrovitis2012 Figure 2b: two clusters of 5 records, 3^2-anonymous."""
+    p1 = Cluster("P1", 5, [
+        [("flu", "itunes", "madonna"), ("flu", "madonna"), ("itunes", "madonna"), ("flu", "itunes"),
+         ("flu", "itunes", "madonna")],
+        [("audi a4", "sony tv")] * 3,
+    ], ["ikea", "ruby", "viagra"])
+    p2 = Cluster("P2", 5, [[
+        ("digital camera", "madonna"), ("iphone sdk", "madonna"), ("digital camera", "iphone sdk", "madonna"),
+        ("digital camera", "iphone sdk"), ("digital camera", "iphone sdk", "madonna"),
+    ]], ["ikea", "panic disorder", "playboy", "ruby"])
+    return Release({"k": 3, "m": 2}, [p1, p2])
+
+
+def fig3() -> Release:
+    """Terrovitis2012 Figure 3: Figure 2b with ikea and ruby moved into a shared chunk of joint J."""
+    rel = fig2b()
+    rel.clusters[0].term_chunk = ["viagra"]
+    rel.clusters[1].term_chunk = ["panic disorder", "playboy"]
+    # r1 {ikea, ruby}, r2 {ruby}, r3 {ikea}, r7 {ikea, ruby}, r10 {ikea, ruby}
+    shared = [("ikea", "ruby"), ("ruby",), ("ikea",), ("ikea", "ruby"), ("ikea", "ruby")]
+    rel.joint_clusters = [JointCluster("J1", ["P1", "P2"], [shared])]
+    return rel
+
+
+def fig5a() -> Release:
+    """A Figure 5a-style joint cluster: a shared chunk holds a (a term of T^r) and is not k-anonymous.
+
+    x appears only in P1's record chunk, always with a; the shared chunk is 3^2-anonymous
+    ({a, o} x3, {a}, {o}) but {a} and {o} appear once each.
+    """
+    p1 = Cluster("P1", 3, [[("a", "x")] * 3], [])
+    p2 = Cluster("P2", 3, [[("b", "c")] * 3], [])
+    p3 = Cluster("P3", 3, [[("d", "e", "f")] * 3], [])
+    shared = [("a", "o")] * 3 + [("a",), ("o",)]
+    return Release({"k": 3, "m": 2}, [p1, p2, p3], [JointCluster("J", ["P1", "P2", "P3"], [shared])])
+
+
+def fig5b() -> Release:
+    """The safe counterpart: the shared chunk holding a is 3-anonymous."""
+    rel = fig5a()
+    rel.joint_clusters[0].shared_chunks = [[("a", "o")] * 3 + [("o",)] * 3]
+    return rel
+
+
+def test_fig2b_passes():
+    report = verify(fig2b())
+    assert report.ok and report.violations == []
+    assert report.clusters_checked == 2 and report.chunks_checked == 3
+
+
+def test_fig3_joint_cluster_passes():
+    report = verify(fig3())
+    assert report.ok, report.violations
+    assert report.chunks_checked == 4
+
+
+def test_fig2b_fails_for_larger_k():
+    # {audi a4, sony tv} appears 3 times: not 4^2-anonymous
+    rel = fig2b()
+    rel.params["k"] = 4
+    report = verify(rel)
+    assert not report.ok
+    assert any("cluster P1 record chunk 1" in v and "{audi a4, sony tv}" in v for v in report.violations)
+
+
+def test_itemset_with_support_below_k_is_reported():
+    for support in (1, 2):
+        rel = fig2b()
+        # put madonna and viagra together in `support` sub-records of chunk 0
+        chunk = rel.clusters[0].record_chunks[0]
+        for p in range(support):
+            chunk[p] = tuple(sorted(set(chunk[p]) | {"viagra"}))
+        rel.clusters[0].term_chunk = ["ikea", "ruby"]
+        report = verify(rel)
+        assert not report.ok
+        assert any("cluster P1 record chunk 0" in v and "{viagra}" in v and f"in {support} sub-record" in v
+                   for v in report.violations), report.violations
+
+
+def test_single_term_support_below_k_is_reported():
+    rel = fig2b()
+    rel.clusters[1].record_chunks.append([("playboy",), ("playboy",)])
+    rel.clusters[1].term_chunk = ["ikea", "panic disorder", "ruby"]
+    report = verify(rel)
+    assert any("cluster P2 record chunk 1" in v and "{playboy}" in v and "in 2 sub-record" in v
+               for v in report.violations)
+
+
+def test_lemma2_example1_is_reported():
+    # Terrovitis2012 Example 1 / Figure 4b: size 5, C1 = {a} x3, C2 = {b, c} x3, empty term chunk.
+    rel = Release({"k": 3, "m": 2}, [Cluster("P", 5, [[("a",)] * 3, [("b", "c")] * 3], [])])
+    report = verify(rel)
+    assert not report.ok
+    assert len(report.violations) == 1
+    assert "cluster P: Lemma 2 fails" in report.violations[0] and "5 + k*(h-1) = 8" in report.violations[0]
+    # a non-empty term chunk satisfies Lemma 2
+    rel.clusters[0].term_chunk = ["z"]
+    assert verify(rel).ok
+    # so do enough sub-records: 8 >= 5 + 3
+    rel2 = Release({"k": 3, "m": 2}, [Cluster("P", 5, [[("a",)] * 4, [("b", "c")] * 4], [])])
+    assert verify(rel2).ok
+    # m = 1: h = 1, 6 >= 5 suffices
+    rel.clusters[0].term_chunk = []
+    rel.params["m"] = 1
+    assert verify(rel).ok
+
+
+def test_cluster_without_any_chunk_content_fails_lemma2():
+    rel = Release({"k": 3, "m": 2}, [Cluster("P", 2, [], [])])
+    assert any("cluster P: Lemma 2 fails" in v for v in verify(rel).violations)
+    rel.clusters[0].term_chunk = ["z"]
+    assert verify(rel).ok
+
+
+def test_lemma2_counts_terms_moved_to_ancestor_shared_chunk():
+    # the term chunk was emptied by REFINE into a shared chunk: judged on the VERPART-time term chunk
+    p = Cluster("P", 5, [[("a",)] * 3, [("b", "c")] * 3], [])
+    q = Cluster("Q", 5, [[("d",)] * 5], [])
+    rel = Release({"k": 3, "m": 2}, [p, q], [JointCluster("J", ["P", "Q"], [[("z",)] * 3])])
+    assert verify(rel).ok
+    # but not when the shared terms all sit in P's own record chunks
+    rel.joint_clusters[0].shared_chunks = [[("a",)] * 3]
+    report = verify(rel)
+    assert any("cluster P: Lemma 2 fails" in v for v in report.violations)
+
+
+def test_property1_fig5a_is_reported_and_fig5b_passes():
+    report = verify(fig5a())
+    assert not report.ok
+    assert len(report.violations) == 1
+    assert "joint cluster J shared chunk 0: Property 1 fails" in report.violations[0]
+    assert "{a}" in report.violations[0]
+    assert verify(fig5b()).ok
+
+
+def test_shared_chunk_without_tr_terms_needs_only_km():
+    rel = fig5a()
+    # o and z are in no record chunk: k^m-anonymity suffices although {o} appears once
+    rel.joint_clusters[0].shared_chunks = [[("o", "z")] * 3 + [("o",), ("z",)]]
+    assert verify(rel).ok
+    rel.joint_clusters[0].shared_chunks = [[("o", "z")] * 2 + [("o",)]]
+    report = verify(rel)
+    assert any("shared chunk 0" in v and "{o, z}" in v for v in report.violations)
+
+
+def test_nested_joint_shared_terms_belong_to_tr():
+    rel = fig5a()
+    rel.joint_clusters = [
+        JointCluster("J1", ["P1", "P2"], [[("o",)] * 3]),
+        JointCluster("J2", ["J1", "P3"], [[("o", "q")] * 3 + [("q",)]]),
+    ]
+    report = verify(rel)
+    assert any("joint cluster J2 shared chunk 0: Property 1 fails" in v for v in report.violations)
+    rel.joint_clusters[1].shared_chunks = [[("q",)] * 3]
+    assert verify(rel).ok
+
+
+def test_structural_violations_are_reported():
+    cases = []
+    rel = fig2b()
+    rel.clusters[0].record_chunks[1] = [("audi a4", "madonna")] * 3  # madonna also in chunk 0
+    cases.append((rel, "term 'madonna' also in record chunk 0"))
+    rel = fig2b()
+    rel.clusters[0].term_chunk = ["ikea", "itunes", "ruby", "viagra"]
+    cases.append((rel, "term 'itunes' is also in the term chunk"))
+    rel = fig2b()
+    rel.clusters[0].record_chunks[1] = [("audi a4", "sony tv")] * 6
+    cases.append((rel, "6 sub-records exceed the cluster size 5"))
+    rel = fig2b()
+    rel.clusters[1].size = 0
+    cases.append((rel, "size 0 is not positive"))
+    rel = fig3()
+    rel.joint_clusters[0].shared_chunks[0] = rel.joint_clusters[0].shared_chunks[0] * 3
+    cases.append((rel, "15 sub-records exceed the 10 records of its leaves"))
+    rel = fig3()
+    rel.clusters[0].term_chunk = ["ikea", "viagra"]
+    cases.append((rel, "term 'ikea' is still in the term chunk of leaf cluster P1"))
+    rel = fig3()
+    rel.joint_clusters[0].shared_chunks.append([("ruby",)] * 3)
+    cases.append((rel, "term 'ruby' also in shared chunk 0"))
+    rel = fig3()
+    rel.joint_clusters.append(JointCluster("J2", ["P1"], []))
+    cases.append((rel, "child 'P1' already belongs to joint cluster J1"))
+    rel = fig2b()
+    rel.clusters[0].record_chunks[1] = [("audi a4", "sony tv")] * 3 + [()]
+    cases.append((rel, "sub-record 3 is empty"))
+    for rel, expected in cases:
+        report = verify(rel)
+        assert not report.ok
+        assert any(expected in v for v in report.violations), (expected, report.violations)
+
+
+def test_violation_list_is_capped_per_chunk():
+    rel = Release({"k": 3, "m": 1}, [Cluster("P", 10, [[(f"t{i}",) for i in range(10)]], ["z"])])
+    report = verify(rel)
+    assert len(report.violations) == 6
+    assert report.violations[-1].endswith("... and 5 more such itemsets")
+
+
+def test_helpers_count_sub_records():
+    chunk = [("a", "b"), ("a", "b"), ("a",), ("b", "c")]
+    assert km_violations(chunk, 2, 2) == [(("b", "c"), 1), (("c",), 1)]
+    assert km_violations(chunk, 2, 1) == [(("c",), 1)]
+    assert k_anonymity_violations(chunk, 2) == [(("a",), 1), (("b", "c"), 1)]
+
+
+def test_verify_does_not_modify_release():
+    rel = fig3()
+    before = copy.deepcopy(rel.to_json())
+    verify(rel)
+    assert rel.to_json() == before
