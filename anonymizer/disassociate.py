@@ -259,10 +259,36 @@ def build_release(
         truths.append(ClusterTruth(cid, members, chunk_truth, dict(zip(terms, tc_lists[a:b], strict=True))))
 
     # ---- joint clusters from REFINE's plans, applied in list order
+    # all shared sub-records at once: content order by the same set hash, then the seeded shuffle
+    term_id = {t: i for i, t in enumerate(table.vocabulary)}
+    flat_subs: list[tuple[str, ...]] = []
+    flat_recs: list[int] = []
+    chunk_sizes: list[int] = []
+    for plan in plans:
+        for chunk in plan.shared_chunks:
+            before = len(flat_subs)
+            for r, sub in chunk.subrecords:
+                if sub:
+                    flat_subs.append(sub if isinstance(sub, tuple) else tuple(sub))
+                    flat_recs.append(r)
+            chunk_sizes.append(len(flat_subs) - before)
+    sub_len = np.fromiter(map(len, flat_subs), dtype=np.int64, count=len(flat_subs))
+    flat_terms = np.fromiter((term_id[t] for sub in flat_subs for t in sub), dtype=np.int64,
+                             count=int(sub_len.sum()))
+    sub_first = np.cumsum(sub_len) - sub_len
+    shared_hash = (np.add.reduceat(hashes[flat_terms], sub_first) if len(flat_subs)
+                   else np.zeros(0, dtype=np.uint64))
+    shared_group = np.repeat(np.arange(len(chunk_sizes), dtype=np.int64), chunk_sizes)
+    shared_order = _shuffled_order(shared_group, shared_hash, rng).tolist()
+    ordered_subs = [flat_subs[i] for i in shared_order]
+    ordered_recs = [int(flat_recs[i]) for i in shared_order]
+    chunk_bounds = np.cumsum([0, *chunk_sizes]).tolist()
+
     joints: list[JointCluster] = []
     joint_truths: list[JointClusterTruth] = []
     names = [f"P{c + 1}" for c in range(n_cl)]
     removed: dict[int, set[str]] = {}
+    g = 0
     for j, plan in enumerate(plans):
         jid = f"J{j + 1}"
         children = []
@@ -272,11 +298,10 @@ def build_release(
             children.append(names[child])
         shared: list[list[tuple[str, ...]]] = []
         shared_truth: list[list[int]] = []
-        for chunk in plan.shared_chunks:
-            items = sorted(((tuple(sub), int(r)) for r, sub in chunk.subrecords if sub))
-            perm = rng.permutation(len(items)).tolist()
-            shared.append([items[p][0] for p in perm])
-            shared_truth.append([items[p][1] for p in perm])
+        for _ in plan.shared_chunks:
+            shared.append(ordered_subs[chunk_bounds[g] : chunk_bounds[g + 1]])
+            shared_truth.append(ordered_recs[chunk_bounds[g] : chunk_bounds[g + 1]])
+            g += 1
         for idx, terms in plan.removed.items():
             if not 0 <= idx < n_cl:
                 raise ValueError(f"REFINE plan {j}: removes terms from unknown cluster {idx}")

@@ -407,12 +407,17 @@ def _prepare(dataset: TransactionDataset, partitions: Sequence[PartitionLike]) -
     starts = dataset.indptr[all_recs]
     lens = dataset.indptr[all_recs + 1] - starts
     total = int(lens.sum())
-    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) if total else np.zeros(0, np.int64)
-    occ_term = dataset.indices[np.arange(total, dtype=np.int64) + offsets].astype(np.int64)
-    occ_rec = np.repeat(all_recs, lens)
-    occ_key = np.repeat(part_of, lens) * vocab + occ_term
+    # (The temporaries are released as soon as possible: at 1M records each is ~80 MB.)
+    idx = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) if total else np.zeros(0, np.int64)
+    idx += np.arange(total, dtype=np.int64)
+    occ_key = np.repeat(part_of, lens)
+    occ_key *= vocab
+    occ_key += dataset.indices[idx]
+    del idx
     hit = _member(occ_key, tc_keys)
-    occ_key, occ_rec = occ_key[hit], occ_rec[hit]
+    occ_key = occ_key[hit]
+    occ_rec = np.repeat(all_recs, lens)[hit]
+    del hit
     order = np.lexsort((occ_rec, occ_key))
     occ_key, occ_rec = occ_key[order], occ_rec[order]
     first = np.flatnonzero(np.concatenate(([True], occ_key[1:] != occ_key[:-1]))) if occ_key.size else occ_key

@@ -193,8 +193,9 @@ def _draw(spec: SweepSpec, plot: PlotSpec, points: list[SeriesPoint], note: str,
     if groups:
         ax.legend(fontsize=8, loc="best")
     if note:
-        fig.text(0.01, 0.01, note, fontsize=7, ha="left", va="bottom", wrap=True)
-        fig.tight_layout(rect=(0, 0.06, 1, 1))
+        lines = textwrap.wrap(note, 125)
+        fig.text(0.01, 0.01, "\n".join(lines), fontsize=7, ha="left", va="bottom")
+        fig.tight_layout(rect=(0, 0.01 + 0.03 * len(lines), 1, 1))
     else:
         fig.tight_layout()
     paths = []
@@ -255,7 +256,9 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
         if averaged:
             notes.append("averaged over " + ", ".join(averaged))
         nseeds = sorted({p.n for p in points})
-        if nseeds:
+        if nseeds == [1]:
+            notes.append("one run per point (no interval)")
+        elif nseeds:
             notes.append(f"mean and 95% interval over {'/'.join(map(str, nseeds))} runs per point")
         note = "; ".join(notes)
         paths = _draw(spec, plot, points, note, directory)
