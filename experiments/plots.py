@@ -98,17 +98,18 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
         mask = sel[col].map(lambda v, w=wanted: any(_matches(v, x) for x in w))
         sel = sel[mask.astype(bool)]
     sel = sel[sel["value"].notna()]
+    many = len(plot.metrics) > 1
+    keys = [*(["metric"] if many else []), *plot.group_by, plot.x]
     fixed = {plot.x, *plot.group_by, *(c for c, _ in plot.where), "seed"}
     averaged = []
-    for col in (*RUN_PARAMS, "attack", "method", "chunks"):
-        if col not in fixed and sel[col].nunique(dropna=False) > 1:
-            averaged.append(f"{col} ({sel[col].nunique(dropna=False)} values)")
     points: list[SeriesPoint] = []
     datasets = sorted({str(d) for d in sel["dataset"]})
     if sel.empty:
         return points, averaged, datasets
-    many = len(plot.metrics) > 1
-    keys = [*(["metric"] if many else []), *plot.group_by, plot.x]
+    for col in (*RUN_PARAMS, "attack", "method", "chunks"):
+        # averaged over: a column that takes several values inside one plotted point
+        if col not in fixed and sel.groupby(keys, dropna=False)[col].nunique(dropna=False).max() > 1:
+            averaged.append(f"{col} ({sel[col].nunique(dropna=False)} values)")
     for key, part in sel.groupby(keys, sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         info = ALL_METRICS.get(key[0] if many else plot.metric)
@@ -146,7 +147,10 @@ def _stand_in_note(spec: SweepSpec, datasets: Sequence[str], runs: Sequence[Run]
             used = used_by_label.get(lab, lab)
             if len(ds.names) > 1 and used == ds.names[0]:
                 continue  # the real dataset was available
-            notes.append(f"{used} stands in for {ds.stand_in}")
+            what = f"text source '{ds.text}'" if ds.is_text else used
+            if (ds.is_text and ds.label) or (not ds.is_text and lab != used):
+                what += f" ({lab})"
+            notes.append(f"{what} stands in for {ds.stand_in}")
     return "; ".join(dict.fromkeys(notes))
 
 
@@ -155,6 +159,7 @@ def _draw(spec: SweepSpec, plot: PlotSpec, points: list[SeriesPoint], note: str,
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     groups: dict[str, list[SeriesPoint]] = {}
@@ -173,6 +178,8 @@ def _draw(spec: SweepSpec, plot: PlotSpec, points: list[SeriesPoint], note: str,
         (line,) = ax.plot(xs, [p.mean for p in pts], marker=markers[i % len(markers)], label=label, linewidth=1.4)
         if any(p.n > 1 for p in pts):
             ax.fill_between(xs, [p.low for p in pts], [p.high for p in pts], alpha=0.15, color=line.get_color())
+    if plot.logx:
+        ax.set_xscale("log", base=2)
     if not numeric:
         ax.set_xticks(range(len(categories)))
         ax.set_xticklabels([_num(c) for c in categories])
@@ -181,8 +188,7 @@ def _draw(spec: SweepSpec, plot: PlotSpec, points: list[SeriesPoint], note: str,
         if len(ticks) <= 12:
             ax.set_xticks(ticks)
             ax.set_xticklabels([_num(t) for t in ticks])
-    if plot.logx:
-        ax.set_xscale("log", base=2)
+            ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     if not points:
         ax.text(0.5, 0.5, "no data (every run failed or was filtered out)", ha="center", va="center",
                 transform=ax.transAxes)

@@ -564,11 +564,12 @@ def _parse_zip(ctx: _Ctx, value: Any, grid: Mapping[str, tuple[Any, ...]]) -> tu
         return ()
     if not isinstance(value, list) or not value:
         raise ctx.fail("zip", "expected a list of parameter names, or a list of such lists")
-    groups = [value] if all(isinstance(v, str) for v in value) else value
+    flat = all(isinstance(v, str) for v in value)
+    groups = [value] if flat else value
     out: list[tuple[str, ...]] = []
     used: set[str] = set()
     for gi, group in enumerate(groups):
-        gpath = f"zip[{gi}]" if groups is not value or len(groups) > 1 or not isinstance(value[0], str) else "zip"
+        gpath = "zip" if flat else f"zip[{gi}]"
         if not isinstance(group, list) or len(group) < 2:
             raise ctx.fail(gpath, "a zip group lists at least two grid parameters")
         for j, name in enumerate(group):

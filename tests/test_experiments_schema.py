@@ -249,3 +249,8 @@ def test_per_dataset_grid_and_attacks():
     msg = error_of(sweep(datasets=[{"text": "lee", "options": {"top_m": 5}}]))
     assert "datasets[0].options.top_m: unknown key (did you mean 'top_n'?)" in msg
     assert "metrics[1]: metric 'rlm' needs grid.safe: true" in error_of(sweep(metrics=["pem", "rlm"]))
+
+
+def test_flat_zip_group_paths():
+    assert "zip[1]: 'mm' is not allowed" in error_of(sweep(zip=["k", "mm"]))
+    assert "zip[0][1]: 'mm' is not allowed" in error_of(sweep(zip=[["k", "mm"]]))
