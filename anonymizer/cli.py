@@ -58,13 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(source: str, fmt: str | None) -> TransactionDataset:
-    if fmt is not None:
-        from corpora.formats import read_dataset
-
-        return read_dataset(source, format=fmt)
     from corpora.registry import load_dataset
 
-    return load_dataset(source)
+    return load_dataset(source, format=fmt)
 
 
 def _check_target(path: str, what: str) -> None:

@@ -55,12 +55,8 @@ def _pos_int(text: str) -> int:
 
 def load_input_dataset(spec: str) -> TransactionDataset:
     """A dataset by registered name or path (``corpora.registry.load_dataset``; never downloads)."""
-    try:
-        from corpora.registry import load_dataset
-    except ImportError:
-        from corpora.formats import read_dataset
+    from corpora.registry import load_dataset
 
-        return read_dataset(spec)
     return load_dataset(spec)
 
 

@@ -37,7 +37,7 @@ _HASH_SEED = 0x5EED_D15A
 
 @dataclass
 class DisassociationTimings:
-    """Seconds spent in each step of the last :func:`disassociate` call (for benchmarks)."""
+    """Seconds spent in each step of one :func:`disassociate` call (pass one as ``timings=``)."""
 
     horpart: float = 0.0
     verpart: float = 0.0
@@ -48,10 +48,6 @@ class DisassociationTimings:
     @property
     def total(self) -> float:
         return self.horpart + self.verpart + self.refine + self.build
-
-
-LAST_TIMINGS = DisassociationTimings()
-"""Timings of the most recent :func:`disassociate` call in this process."""
 
 
 @contextlib.contextmanager
@@ -104,6 +100,7 @@ def disassociate(
     verpart: str = "strict",
     refine: bool = True,
     seed: int = 0,
+    timings: DisassociationTimings | None = None,
 ) -> tuple[Release, Truth]:
     """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
 
@@ -111,7 +108,8 @@ def disassociate(
     remaining), VERPART variant ``verpart`` (strict, grouped; AlShuhail2021 3.3.3) with the Lemma 2
     size condition in every cluster, REFINE (joint clusters and shared chunks) unless ``refine`` is
     False, then the release and truth with clusters ``P1..Pn`` and joint clusters ``J1..``. The same
-    arguments and ``seed`` give the same release and truth, byte for byte.
+    arguments and ``seed`` give the same release and truth, byte for byte. When ``timings`` is
+    given, the seconds of each step are written into it (benchmarks and experiments read them).
     """
     validate_parameters(len(dataset), k, m, max_cluster_size, horpart, verpart)
     if not _is_int(seed):
@@ -122,14 +120,14 @@ def disassociate(
                          "non-empty records (Terrovitis2012 section 5: a valid dataset has no empty record)")
     k, m, max_cluster_size, seed = int(k), int(m), int(max_cluster_size), int(seed)
     with _no_gc():
-        return _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed)
+        return _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
+                             timings if timings is not None else DisassociationTimings())
 
 
 def _disassociate(
     dataset: TransactionDataset, k: int, m: int, max_cluster_size: int, horpart: str, verpart: str,
-    refine: bool, seed: int,
+    refine: bool, seed: int, timings: DisassociationTimings,
 ) -> tuple[Release, Truth]:
-    timings = DisassociationTimings()
     t0 = time.perf_counter()
     hp: HorizontalPartition = _horpart(dataset, k, max_cluster_size, horpart)
     t1 = time.perf_counter()
@@ -156,7 +154,6 @@ def _disassociate(
     release, truth = build_release(table, plans, params, seed)
     t4 = time.perf_counter()
     timings.horpart, timings.verpart, timings.refine, timings.build = t1 - t0, t2 - t1, t3 - t2, t4 - t3
-    LAST_TIMINGS.__dict__.update(timings.__dict__)
     return release, truth
 
 

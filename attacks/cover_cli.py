@@ -83,9 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         truth = load_truth(args.truth) if args.truth else None
         original = None
         if args.original:
-            from corpora.formats import read_dataset
+            from corpora.registry import load_dataset
 
-            original = read_dataset(args.original)
+            original = load_dataset(args.original)
         knowledge = make_knowledge(release, args.attacker, args.seed, truth=truth, original=original,
                                    moderate_share=args.moderate_share)
     if args.save_knowledge:

@@ -71,12 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_original(path: str):  # noqa: ANN202 - returns a TransactionDataset
-    try:
-        from corpora.registry import load_dataset
-    except ImportError:
-        from corpora.formats import read_dataset
+    from corpora.registry import load_dataset
 
-        return read_dataset(path)
     return load_dataset(path)
 
 

@@ -20,35 +20,12 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-
-
-def zipf_dataset(records: int, domain: int, avg_length: float, skew: float = 1.0, seed: int = 0):
-    """Records of Poisson lengths (mean ``avg_length``, at least 1) with Zipf-distributed terms."""
-    from corpora.dataset import TransactionDataset
-
-    rng = np.random.default_rng(seed)
-    lengths = np.maximum(1, rng.poisson(avg_length, size=records))
-    weights = 1.0 / np.arange(1, domain + 1) ** skew
-    weights /= weights.sum()
-    terms = rng.choice(domain, size=int(lengths.sum()), p=weights)
-    rows = np.repeat(np.arange(records), lengths)
-    key = np.unique(rows.astype(np.int64) * domain + terms)  # one occurrence per (record, term)
-    rows, terms = key // domain, key % domain
-    indptr = np.zeros(records + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=records), out=indptr[1:])
-    width = len(str(domain - 1))
-    vocabulary = tuple(f"t{i:0{width}d}" for i in range(domain))  # sorted like the ids
-    return TransactionDataset(vocabulary, indptr, terms.astype(np.int32), name=f"zipf{records}")
-
 
 def load(name: str):
     if name.startswith("synthetic:"):
         records = int(name.split(":", 1)[1])
-        try:
-            from corpora.synthetic import generate_quest
-        except ImportError:
-            return zipf_dataset(records, 5000, 10.0)
+        from corpora.synthetic import generate_quest
+
         return generate_quest(records, 5000, 10.0, seed=0)
     from corpora.registry import load_dataset
 
@@ -56,11 +33,13 @@ def load(name: str):
 
 
 def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, refine: bool) -> dict:
-    from anonymizer.disassociate import LAST_TIMINGS, disassociate
+    from anonymizer.disassociate import DisassociationTimings, disassociate
 
     ds = load(name)
     start = time.perf_counter()
-    release, truth = disassociate(ds, k, m, delta, horpart=horpart, verpart=verpart, refine=refine, seed=0)
+    timings = DisassociationTimings()
+    release, truth = disassociate(ds, k, m, delta, horpart=horpart, verpart=verpart, refine=refine, seed=0,
+                                  timings=timings)
     total = time.perf_counter() - start
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
@@ -69,10 +48,10 @@ def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, r
         "occurrences": int(ds.lengths.sum()),
         "clusters": len(release.clusters),
         "joints": len(release.joint_clusters),
-        "horpart": LAST_TIMINGS.horpart,
-        "verpart": LAST_TIMINGS.verpart,
-        "refine": LAST_TIMINGS.refine,
-        "build": LAST_TIMINGS.build,
+        "horpart": timings.horpart,
+        "verpart": timings.verpart,
+        "refine": timings.refine,
+        "build": timings.build,
         "seconds": total,
         "peak_mb": peak_kb / 1024,
     }

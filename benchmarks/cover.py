@@ -10,11 +10,9 @@ dataset, records, job, seconds, peak RSS of the process so far (MB), result.
 from __future__ import annotations
 
 import argparse
-import io
 import resource
 import sys
 import time
-import zipfile
 
 from anonymizer.disassociate import disassociate
 from anonymizer.safe import safe_disassociate_report
@@ -30,18 +28,9 @@ def peak_mb() -> float:
 
 
 def load_kosarak() -> TransactionDataset:
-    try:
-        from corpora.registry import load_dataset
+    from corpora.registry import load_dataset
 
-        return load_dataset("kosarak25k")
-    except ImportError:
-        import spmf
-
-        jar = next(p for p in spmf.__path__ for p in [f"{p}/binaries/spmf.jar"])
-        with zipfile.ZipFile(jar) as zf:
-            text = io.TextIOWrapper(zf.open("ca/pfv/spmf/test/kosarak25k.txt"), encoding="utf-8").read()
-        return TransactionDataset.from_records([line.split() for line in text.splitlines() if line.strip()],
-                                               name="kosarak25k")
+    return load_dataset("kosarak25k")
 
 
 def row(name: str, n: int, job: str, seconds: float, result: str) -> None:
