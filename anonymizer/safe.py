@@ -9,7 +9,15 @@ maximum cluster size (``params["max_cluster_size"]`` unless given):
 
 * preconditions: (3) |C_j| <= delta - 2, where |C_j| is the number of records of the cluster
   (listed plus implied empty sub-records, ghost records of earlier steps included);
-  (4) s(I, C_j) >= k + min(card, m);
+  (4) s(I, C_j) >= k + min(card, m); and (4') s(I, C_j) >= card (:func:`preconditions_hold`).
+  (4') is implicit in the paper: rule 3(a) takes the card parts out of card *distinct*
+  sub-records equal to I (Lemma 2's proof: "suppressed from two distinct records"), and the
+  k^m argument of section 4.1.1 for m < card counts "s(I) - card records kept unchanged".
+  (4) implies (4') only when card <= k + m; a chunk with |I| > 2(k + m) and
+  k + m <= s(I) < card (kosarak25k, k=3, m=2: |I| = 11, s(I) = 5, card = 6) passes (4) yet has
+  too few sub-records equal to I. Reusing a sub-record for two parts would let two items of
+  different parts lose their association only once and break the Lemma 2 proof, so such a chunk
+  is treated as failing the preconditions (the fallback below);
 * rule 1: a random partition of I into pairs (one singleton when |I| is odd);
 * rules 2-3: for each part, a different sub-record equal to I (chosen at random) loses the part;
   of each pair one item (chosen at random) goes to ghost record L1, the other to L2; the singleton
@@ -50,7 +58,7 @@ from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointCluster
 from corpora.errors import InputError
 
 __all__ = ["SafeResult", "safe_disassociate", "safe_disassociate_report", "chunk_cover", "partial_suppression",
-           "FALLBACKS"]
+           "preconditions_hold", "FALLBACKS"]
 
 FALLBACKS = ("chunk", "covered")
 
@@ -118,11 +126,25 @@ def partial_suppression(
     return new_subs, new_ids
 
 
+def preconditions_hold(cluster_size: int, support: int, n_items: int, k: int, m: int, delta: int) -> bool:
+    """Awad2019 section 4.1 preconditions (3), (4) and the implicit (4') s(I) >= card (module docstring).
+
+    ``cluster_size`` is |R_Cj| (the cluster's records), ``support`` is s(I, R_Cj) (sub-records equal
+    to I), ``n_items`` is |I|.
+    """
+    card = math.ceil(n_items / 2)
+    return cluster_size <= delta - 2 and support >= k + min(card, m) and support >= card
+
+
 def _lemma2_ok(cluster: Cluster, k: int, m: int, inherited: set[str]) -> bool:
-    """Terrovitis2012 Lemma 2 as the verifier judges it (see anonymizer.verify)."""
+    """Terrovitis2012 Lemma 2 as the verifier judges it (see anonymizer.verify).
+
+    With no record chunk left (v = 0) every record still needs a piece somewhere, so the bound
+    reads with h = max(1, min(m, v)) = 1: size non-empty sub-records, i.e. a non-empty term chunk.
+    """
     v = len(cluster.record_chunks)
     total = sum(len(chunk) for chunk in cluster.record_chunks)
-    needed = cluster.size + k * (min(m, v) - 1)
+    needed = cluster.size + k * (max(1, min(m, v)) - 1)
     extra = set(cluster.term_chunk) | (inherited - cluster.record_terms())
     return total >= needed or bool(extra)
 
@@ -179,7 +201,7 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int = 0, *, m
             result.problems_before += 1
             items, full, covered = found
             card = math.ceil(len(items) / 2)
-            if cluster.size <= delta - 2 and full >= k + min(card, m):
+            if preconditions_hold(cluster.size, full, len(items), k, m, delta):
                 before = _lemma2_ok(cluster, k, m, inh)
                 shuffled = [items[int(i)] for i in rng.permutation(len(items))]
                 parts = [shuffled[i:i + 2] for i in range(0, len(shuffled), 2)]

@@ -6,7 +6,13 @@ import pytest
 from test_cover_golden import _reconstructions, awad_fig1
 
 from anonymizer.release import Cluster, ClusterTruth, Release, Truth
-from anonymizer.safe import chunk_cover, partial_suppression, safe_disassociate, safe_disassociate_report
+from anonymizer.safe import (
+    chunk_cover,
+    partial_suppression,
+    preconditions_hold,
+    safe_disassociate,
+    safe_disassociate_report,
+)
 from anonymizer.safe_metrics import published_supports, rae, rlm
 from anonymizer.verify import verify
 from attacks.cover import run_cover_attack
@@ -96,6 +102,55 @@ def test_precondition_3_cluster_too_large():
     assert result.partially_suppressed == 0 and result.fully_suppressed == 1
     with pytest.raises(InputError, match="max_cluster_size"):
         safe_disassociate(Release({"k": 2, "m": 2}, release.clusters), truth)
+
+
+def _wide(full):
+    """|I| = 10 (card = 5), k = m = 2: precondition (4) needs s(I) >= 4, rule 3 needs s(I) >= 5 rows = I."""
+    items = tuple("abcdefghij")
+    c1 = [items] * full + [("a",), ("a",)]
+    c2 = [("x",), ("x",)]
+    size = full + 2
+    release = Release({"k": 2, "m": 2, "max_cluster_size": 12}, [Cluster("P1", size, [c1, c2], ["z"])])
+    truth = Truth([ClusterTruth("P1", list(range(size)), [list(range(size)), [0, 1]], {"z": [size - 1]})])
+    return release, truth
+
+
+def test_precondition_4_holds_but_too_few_records_equal_to_I():
+    # The kosarak25k crash (k=3, m=2, delta=10): |I| = 11, s(I) = 5 >= k + m, but card = 6 > s(I).
+    assert not preconditions_hold(7, 5, 11, 3, 2, 10)
+    assert 5 >= 3 + min(6, 2)  # precondition (4) alone would accept it
+    assert preconditions_hold(8, 6, 11, 3, 2, 10) and not preconditions_hold(9, 6, 11, 3, 2, 10)
+    release, truth = _wide(4)
+    assert verify(release).ok and chunk_cover(release.clusters[0].record_chunks[0])[1] == 4
+    for seed in range(3):
+        result = safe_disassociate_report(release, truth, seed=seed)
+        assert result.partially_suppressed == 0 and result.fully_suppressed == 1
+        assert result.release.clusters[0].record_chunks == [[("x",), ("x",)]]
+        assert verify(result.release).ok
+        result.truth.check_against(result.release)
+        covered = safe_disassociate_report(release, truth, seed=seed, fallback="covered")
+        assert covered.release.clusters[0].record_chunks[0] == [("a",)] * 6
+        assert verify(covered.release).ok
+
+
+def test_partial_suppression_with_exactly_card_records_equal_to_I():
+    release, truth = _wide(5)
+    result = safe_disassociate_report(release, truth, seed=1)
+    assert result.partially_suppressed == 1 and result.ghost_records == 2
+    chunk = result.release.clusters[0].record_chunks[0]
+    assert chunk_cover(chunk) is None and not any(len(sub) == 10 for sub in chunk)
+    assert published_supports(result.release) == published_supports(release)
+    assert verify(result.release).ok and run_cover_attack(result.release, "strong").vulnerable_chunks == 0
+
+
+def test_deleting_the_only_record_chunk_moves_its_terms_to_the_term_chunk():
+    # Lemma 2 with v = 0 reads with h = 1 (as the verifier does): the records need a term chunk.
+    release = Release({"k": 2, "m": 2, "max_cluster_size": 6}, [Cluster("P1", 2, [[("a", "b"), ("a", "b")]], [])])
+    truth = Truth([ClusterTruth("P1", [0, 1], [[0, 1]], {})])
+    result = safe_disassociate_report(release, truth)
+    assert result.release.clusters[0].record_chunks == [] and result.release.clusters[0].term_chunk == ["a", "b"]
+    assert result.truth.clusters[0].term_chunk == {"a": [0, 1], "b": [0, 1]}
+    assert verify(result.release).ok
 
 
 def test_rae_hand_computed():
