@@ -31,9 +31,10 @@ VPA (Algorithm 9): chunk by chunk (C_2, then C_3, ...), enumerate the ways to pu
 listed sub-records on distinct records (lexicographic in the anchors, identical sub-records as one
 combination, as in the thesis's example (1,2), (1,3), ...), add them to the records built so far,
 and keep the first trial reconstruction that passes :func:`verpart_consistent` (the anonymizer's
-VERPART passes, re-run on the trial, give back the published chunks). At most ``vpa_limit`` trials
-per chunk; when the bound stops the search, or no trial passes, the chunk is placed at random
-(seeded) and the result says so.
+VERPART passes, re-run on the trial, give back the published chunks; :class:`_TrialChecker` does
+this incrementally, with the same answers as :func:`verpart_consistent`). At most ``vpa_limit``
+trials per chunk and ``vpa_budget`` over the whole attack, every trial counted; when a bound stops
+the search, or no trial passes, the chunk is placed at random (seeded) and the result says so.
 """
 
 from __future__ import annotations
@@ -283,10 +284,160 @@ class _Context:
         return dict(zip(terms, best, strict=True))
 
 
+class _TrialChecker:
+    """:func:`verpart_consistent` for the trials of one chunk, incremental on term-id bit matrices.
+
+    Between the trials of chunk j only the columns of T_j change: the earlier chunks' terms sit on
+    the records built so far, and every T_j term's support is the number of listed sub-records that
+    hold it (the sub-records go to distinct records), so VERPART's term order is fixed per chunk.
+    The checker therefore builds once the (records x terms) 0/1 matrix of the fixed terms, the pair
+    supports among them and the (distinct piece x T_j term) incidence; a trial only recomputes the
+    T_j rows of the pair-support matrix (one small matrix product) and replays the greedy passes
+    with an early exit: a pass that takes a term of a second published chunk already fails both
+    variants, and under ``strict`` a finished pass must hold its whole chunk. For m = 2 the k^m test
+    of a term against the open set is one AND over a boolean row; for m > 2 the anonymizer's
+    :func:`anonymizer.verpart.extends_km` runs on bitsets built from the same matrix. Tested to agree
+    with :func:`verpart_consistent` on random trials.
+    """
+
+    def __init__(
+        self,
+        current: Sequence[frozenset[str]],
+        chunk_terms: Sequence[Sequence[str]],
+        distinct: Sequence[tuple[str, ...]],
+        counts: Sequence[int],
+        k: int,
+        m: int,
+        verpart: str,
+    ) -> None:
+        if verpart not in ("strict", "grouped"):
+            raise InputError(f"VPA: unknown verpart variant {verpart!r}; choose strict or grouped")
+        self.k, self.m, self.strict = k, m, verpart == "strict"
+        j = len(chunk_terms) - 1
+        home: dict[str, int] = {t: c for c, terms in enumerate(chunk_terms) for t in terms}
+        size = len(current)
+        fixed_cols = {t: i for i, t in enumerate(t for t in home if home[t] != j)}
+        F = np.zeros((size, len(fixed_cols)), dtype=np.float32)
+        for a, r in enumerate(current):
+            for t in r:
+                col = fixed_cols.get(t)
+                if col is not None:
+                    F[a, col] = 1.0
+        new_terms = [t for t in home if home[t] == j]
+        new_index = {t: i for i, t in enumerate(new_terms)}
+        Q = np.zeros((len(distinct), len(new_terms)), dtype=np.float32)
+        for d, piece in enumerate(distinct):
+            for t in piece:
+                Q[d, new_index[t]] = 1.0
+        support = {t: float(F[:, c].sum()) for t, c in fixed_cols.items()}
+        new_support = np.asarray(counts, dtype=np.float32) @ Q if len(distinct) else np.zeros(len(new_terms))
+        support.update({t: float(new_support[i]) for i, t in enumerate(new_terms)})
+        order = sorted(home, key=lambda t: (-support[t], home[t], t))
+        self.n = len(order)
+        self.home = np.array([home[t] for t in order], dtype=np.int64)
+        self.chunk_size = np.bincount(self.home, minlength=j + 1)
+        is_new = self.home == j
+        self.new_pos = np.flatnonzero(is_new)  # positions (in VERPART order) of the T_j terms
+        self.new_cols = np.array([new_index[t] for t in order if home[t] == j], dtype=np.int64)
+        # the trial matrix in VERPART order: fixed columns filled now, T_j columns per trial
+        self.B = np.zeros((size, self.n), dtype=np.float32)
+        fixed_pos = np.flatnonzero(~is_new)
+        if len(fixed_pos):
+            self.B[:, fixed_pos] = F[:, [fixed_cols[order[p]] for p in fixed_pos]]
+        self.Q = Q[:, self.new_cols]
+        self.size = size
+        if m == 2:
+            self.ok = (self.B.T @ self.B) >= k
+
+    def consistent(self, placement: Sequence[tuple[int, ...]]) -> bool:
+        """Does the trial (distinct piece d on the anchors ``placement[d]``) pass the VERPART re-run?"""
+        P = np.zeros((self.size, len(placement)), dtype=np.float32)
+        for d, combo in enumerate(placement):
+            P[list(combo), d] = 1.0
+        cols = P @ self.Q
+        self.B[:, self.new_pos] = cols
+        if self.m < 2:
+            return self._greedy(lambda members, cand: True)
+        if self.m == 2:
+            ok = self.ok
+            rows = (cols.T @ self.B) >= self.k
+            ok[self.new_pos, :] = rows
+            ok[:, self.new_pos] = rows.T
+            return self._greedy_pairs(ok)
+        from anonymizer.verpart import extends_km
+
+        bits = [_column_bits(self.B[:, p]) for p in range(self.n)]
+        return self._greedy(
+            lambda members, cand: extends_km([bits[i] for i in members], bits[cand], self.k, self.m, False)
+        )
+
+    def _greedy_pairs(self, ok: np.ndarray) -> bool:
+        n = self.n
+        remain = np.ones(n, dtype=bool)
+        home = self.home
+        while True:
+            free = np.flatnonzero(remain)
+            if not len(free):
+                return True
+            first = int(free[0])
+            h = home[first]
+            remain[first] = False
+            compat = ok[first] & remain
+            taken = 1
+            pos = first
+            while pos + 1 < n:
+                tail = compat[pos + 1 :]
+                step = int(tail.argmax())  # the first compatible term after pos, if any
+                if not tail[step]:
+                    break
+                pos = pos + 1 + step
+                if home[pos] != h:
+                    return False
+                remain[pos] = False
+                compat &= ok[pos]
+                taken += 1
+            if self.strict and taken != self.chunk_size[h]:
+                return False
+
+    def _greedy(self, fits: Any) -> bool:
+        remain = list(range(self.n))
+        while remain:
+            members: list[int] = []
+            rest: list[int] = []
+            for i in remain:
+                if not members or fits(members, i):
+                    if members and self.home[i] != self.home[members[0]]:
+                        return False
+                    members.append(i)
+                else:
+                    rest.append(i)
+            if self.strict and len(members) != self.chunk_size[self.home[members[0]]]:
+                return False
+            remain = rest
+        return True
+
+
+def _column_bits(col: np.ndarray) -> int:
+    """A 0/1 column as a Python-int bitset (bit i = row i)."""
+    packed = np.packbits(col.astype(np.uint8), bitorder="little")
+    return int.from_bytes(packed.tobytes(), "little")
+
+
 def _vpa_cluster(
-    ctx: _Context, cluster: Cluster, anchors: list[tuple[str, ...]], k: int, m: int, verpart: str, limit: int
+    ctx: _Context,
+    cluster: Cluster,
+    anchors: list[tuple[str, ...]],
+    k: int,
+    m: int,
+    verpart: str,
+    limit: int,
+    budget: list[int],
 ) -> tuple[list[list[int]], int, int, int]:
-    """Algorithm 9 on one cluster: returns the assignment per chunk, cut, failed, trials."""
+    """Algorithm 9 on one cluster: returns the assignment per chunk, cut, failed, trials.
+
+    ``budget[0]`` is the number of trials left for the whole attack (every trial counts; when it
+    reaches 0 the remaining chunks are cut at once).
+    """
     size = len(anchors)
     current = [frozenset(a) for a in anchors]
     assignment: list[list[int]] = [list(range(len(cluster.record_chunks[0])))] if cluster.record_chunks else []
@@ -298,22 +449,23 @@ def _vpa_cluster(
         chosen: list[int] | None = None
         n_tried = 0
         exhausted = True
+        cap = min(limit, budget[0])
+        checker: _TrialChecker | None = None
         for placement in _enumerate_placements([len(p) for p in positions], size):
-            if n_tried >= limit:
+            if n_tried >= cap:
                 exhausted = False
                 break
+            if checker is None:
+                checker = _TrialChecker(current, chunk_terms, distinct, [len(p) for p in positions], k, m, verpart)
             n_tried += 1
-            trial = list(current)
-            for d, combo in enumerate(placement):
-                for a in combo:
-                    trial[a] = trial[a] | frozenset(distinct[d])
-            if verpart_consistent(trial, chunk_terms, k, m, verpart):
+            if checker.consistent(placement):
                 chosen = [0] * len(chunk)
                 for d, combo in enumerate(placement):
                     for p, a in zip(positions[d], combo, strict=True):
                         chosen[p] = a
                 break
         trials += n_tried
+        budget[0] -= n_tried
         if chosen is None:
             if exhausted:
                 failed += 1
@@ -341,6 +493,7 @@ def run_semantic_attack(
     seed: int = 0,
     vpa_limit: int = DEFAULT_VPA_LIMIT,
     progress: bool | None = None,
+    vpa_budget: int | None = None,
 ) -> SemanticResult:
     """Reconstruct the records of ``release`` with a semantic attack (AlShuhail2021 chapter 4).
 
@@ -348,7 +501,10 @@ def run_semantic_attack(
     and ``"VPA"``, which do not score); ``selector`` is one of :data:`attacks.selectors.SELECTORS`;
     ``chunks`` is ``"record"``, ``"term"`` or ``"both"``; ``seed`` drives every random choice
     (random baseline, VPA's term placement and fallbacks); ``vpa_limit`` bounds VPA's trials per
-    chunk. See the module docstring for anchoring, output order and each part's rules.
+    chunk and ``vpa_budget`` (``None`` = no bound) its trials over the whole attack: every trial
+    counts, and a chunk reached with the budget spent is cut at once. ``vpa_cut`` /
+    ``vpa_cut_chunks`` of the result report that a bound stopped a search. See the module
+    docstring for anchoring, output order and each part's rules.
     """
     if selector not in sel.SELECTORS:
         raise InputError(f"unknown selector {selector!r}; choose one of {', '.join(sel.SELECTORS)}")
@@ -356,6 +512,9 @@ def run_semantic_attack(
         raise InputError(f"chunks must be one of {', '.join(CHUNK_PARTS)}, got {chunks!r}")
     if vpa_limit < 1:
         raise InputError(f"vpa_limit must be at least 1, got {vpa_limit}")
+    if vpa_budget is not None and vpa_budget < 0:
+        raise InputError(f"vpa_budget must be at least 0, got {vpa_budget}")
+    budget = [sys.maxsize if vpa_budget is None else int(vpa_budget)]
     needs_scorer = selector in ("ABA", "RGA", "MRA", "assign")
     if needs_scorer and scorer is None:
         raise InputError(f"selector {selector} needs a scorer")
@@ -379,7 +538,7 @@ def run_semantic_attack(
             rec.record_assignment = [list(range(rec.n_listed))] + [[] for _ in cluster.record_chunks[1:]]
         if do_record and len(cluster.record_chunks) > 1:
             if selector == "VPA":
-                assignment, cut, failed, trials = _vpa_cluster(ctx, cluster, anchors, k, m, verpart, vpa_limit)
+                assignment, cut, failed, trials = _vpa_cluster(ctx, cluster, anchors, k, m, verpart, vpa_limit, budget)
                 rec.record_assignment = assignment
                 cut_total += cut
                 failed_total += failed

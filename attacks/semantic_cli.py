@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunks", choices=CHUNK_PARTS, default="both")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--vpa-limit", type=int, default=DEFAULT_VPA_LIMIT, help="VPA: most trials per chunk")
+    p.add_argument(
+        "--vpa-budget", type=int, default=None, help="VPA: most trials over the whole attack (default: no bound)"
+    )
     p.add_argument("-o", "--output", required=True, help="reconstructed records, JSON lines")
     p.add_argument("--truth", help="truth JSON file (to print the metrics)")
     p.add_argument("--original", help="original dataset file (to print the metrics)")
@@ -103,7 +106,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.scorer, embeddings=args.embeddings, reference=reference, unknown=args.unknown, seed=args.seed
         )
     result = run_semantic_attack(
-        release, scorer, selector=args.selector, chunks=args.chunks, seed=args.seed, vpa_limit=args.vpa_limit
+        release,
+        scorer,
+        selector=args.selector,
+        chunks=args.chunks,
+        seed=args.seed,
+        vpa_limit=args.vpa_limit,
+        vpa_budget=args.vpa_budget,
     )
     with atomic_open(args.output, "w") as handle:
         for record in result.records():

@@ -26,7 +26,7 @@ __all__ = [
 HORPARTS = ("original", "suppression", "adding", "remaining")
 VERPARTS = ("strict", "grouped")
 ATTACKERS = ("strong", "moderate", "weak")
-SELECTORS = ("ABA", "RGA", "MRA", "VPA", "random")
+SELECTORS = ("ABA", "RGA", "MRA", "VPA", "assign", "random")
 CHUNKS = ("both", "record", "term")
 
 
