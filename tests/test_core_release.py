@@ -1,6 +1,8 @@
 """Release and truth files: round trips, validation errors, atomic writes."""
 
 import json
+import os
+import stat
 
 import pytest
 
@@ -105,6 +107,9 @@ def test_atomic_open_leaves_nothing_on_failure(tmp_path):
     with atomic_open(target) as handle:
         handle.write("whole")
     assert target.read_text() == "whole"
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask  # not mkstemp's private 0600
 
 
 def test_run_cli_turns_user_errors_into_one_line(capsys):
