@@ -6,29 +6,48 @@ the original dataset, for the attack and for the random baseline (section 5.2: "
 ``term``: the term chunk; ``overall``: both), each with a 95% percentile bootstrap interval over
 the records.
 
-Which reconstructed record stands for which original record: an anchor listed in C_1 stands for
-the record the truth gives it; anchors with identical C_1 content (in particular all empty
-anchors) cannot be told apart by anyone, so within such a group reconstructed and original records
-are matched by a maximum-overlap assignment (``linear_sum_assignment`` on the number of correctly
-placed disassociated terms). Ghost sub-records of safe disassociation (truth id -1) anchor no
-original record and are left out.
+Which reconstructed record stands for which original record (the strict metrics, k^m breakage and
+WMD): an anchor listed in C_1 stands for the record the truth gives it; anchors with identical C_1
+content (in particular all empty anchors) cannot be told apart by anyone, so within such a group
+reconstructed and original records are matched by a maximum-overlap assignment
+(``linear_sum_assignment`` on the number of correctly placed disassociated terms). Ghost
+sub-records of safe disassociation (truth id -1) anchor no original record and are left out.
 
 For original record T_i with anchoring sub-record A_i, let O_i be its disassociated terms of the
 part (T_i minus C_1, restricted to the part's chunks: T^-_i of section 5.2.1) and R_i the terms the
 attack placed on its anchor from the same chunks. Only records with a non-empty O_i count for a
 part (the others have nothing to recover).
 
-* ``accuracy``: equation 5.4 on the disassociated terms, Rec(T_i) = |R_i ∩ O_i| / |O_i|, and Ac(D)
-  their mean (the thesis's Ac(D) with C_1 left out, as section 5.3 measures "the percentage of
-  terms and sub-records that are correctly combined");
-* ``transaction_breakage``: equations 5.2-5.3, the share of records with Br(T_i) = |R_i ∩ O_i| > 0;
+* ``accuracy``: equation 5.4 / Ac(D) in the thesis's reading of indistinguishable anchors (section
+  5.3.1: "when the number of identical sub-records in the anchoring chunk is high and with no
+  semantic differences ... any sub-record that is chosen for adding a term to it will be
+  correct"). The anchors of a cluster fall into *classes* of identical C_1 content (all empty
+  anchors form one class; anchors of different clusters are never in one class). A piece of T_i
+  (a sub-record of a record or shared chunk, or one term-chunk term) is correctly placed when the
+  attack put it on any anchor of T_i's class. Identical pieces of one chunk cannot be told apart
+  either, so with n_need pieces of equal content in chunk j owned by records of class G and
+  n_placed such pieces placed on anchors of G, each of the n_need pieces is credited
+  min(n_need, n_placed) / n_need (exactly 1 or 0 when the content is unique; a term-chunk term
+  needed by several records of G but placed on fewer anchors of G shares its copies equally).
+  Only T_i's own pieces count for T_i. With C_i = the sum of |piece| x credit over T_i's pieces of
+  the part, Rec(T_i) = C_i / |O_i| and Ac(D) is their mean (C_1 left out, as section 5.3 measures
+  "the percentage of terms and sub-records that are correctly combined"). The score depends only
+  on what the attacker output (which content went to which class), not on hidden positions;
+* ``accuracy_strict``: the one-to-one reading, Rec(T_i) = |R_i ∩ O_i| / |O_i| with R_i the terms on
+  the anchor matched to T_i (above). It punishes the thesis's tie rule, which piles the pieces of
+  tied anchors on the first of them, even where every placement is right in the class reading;
+* ``transaction_breakage``: equations 5.2-5.3 in the same class reading, the share of records with
+  C_i > 0 (some piece of T_i reached T_i's class; a shared term-chunk copy breaks every record of
+  the class that needs it); ``transaction_breakage_strict``: Br(T_i) = |R_i ∩ O_i| > 0 on the
+  matched anchor;
 * ``km_breakage``: the share of protected itemsets that the reconstruction recovers. A protected
   itemset is a set of 2..m terms of one original record that spans at least two published pieces
   of that record (its C_1 sub-record, its record-chunk or shared-chunk sub-records, its term-chunk
   terms) and has support < k in the original dataset; it is recovered when the reconstructed record
   holds all of it. The ``term`` part holds the itemsets with a term-chunk term, ``record`` the rest.
   Counted per (record, itemset) occurrence; the interval resamples records (ratio of sums);
-* ``wmd``: gensim's Word Mover's Distance (POT) between A_i ∪ O_i and A_i ∪ R_i (for ``overall``:
+* ``wmd`` needs concrete records, so it (like ``km_breakage``) keeps the one-to-one matched
+  records above: gensim's Word Mover's Distance (POT) between A_i ∪ O_i and A_i ∪ R_i (for ``overall``:
   the full original record against the full reconstructed one), words of multi-word terms split,
   over the given embeddings (default GloVe 6B 50-d); records whose documents have no known word are
   left out. Lower is better.
@@ -67,7 +86,9 @@ __all__ = [
     "PARTS",
 ]
 
-METRICS = ("accuracy", "transaction_breakage", "km_breakage", "wmd")
+METRICS = ("accuracy", "transaction_breakage", "km_breakage", "wmd", "accuracy_strict", "transaction_breakage_strict")
+"""Metric names; the ``_strict`` ones are the one-to-one readings (appended last: the bootstrap
+streams are seeded by position)."""
 PARTS = ("record", "term", "overall")
 
 
@@ -94,6 +115,8 @@ class RecordOutcome:
     """The record's published pieces (C_1 sub-record, other sub-records, single term-chunk terms)."""
     term_chunk: frozenset[str]
     reconstructed: frozenset[str]
+    class_hits: dict[str, float] = field(default_factory=lambda: {"record": 0.0, "term": 0.0})
+    """Per part, the record's disassociated terms credited under the class reading (module doc)."""
 
 
 @dataclass
@@ -166,6 +189,9 @@ def match_records(
     do_record = "record" in attacked
     do_term = "term" in attacked
     outcomes: list[RecordOutcome] = []
+    class_of: dict[int, tuple[int, tuple[str, ...]]] = {}  # record -> (cluster position, C_1 content)
+    hits_rec: dict[int, float] = {}
+    hits_term: dict[int, float] = {}
     # shared-chunk pieces: per cluster position, per record id -> sub-records; per anchor -> placed terms
     shared_orig: dict[int, set[str]] = {}
     shared_pieces: dict[int, list[frozenset[str]]] = {}
@@ -192,11 +218,13 @@ def match_records(
     for ci, (cluster, ct, rec) in enumerate(zip(release.clusters, truth.clusters, result.clusters, strict=True)):
         listed_ids = ct.record_chunks[0] if ct.record_chunks else []
         anchor_of: dict[int, frozenset[str]] = {}
+        anchor_tuple: dict[int, tuple[str, ...]] = {}
         orig_rec: dict[int, set[str]] = {r: set() for r in ct.records}
         pieces: dict[int, list[frozenset[str]]] = {r: [] for r in ct.records}
         for p, rid in enumerate(listed_ids):
             if rid >= 0:
                 anchor_of[rid] = frozenset(cluster.record_chunks[0][p])
+                anchor_tuple[rid] = tuple(cluster.record_chunks[0][p])
                 pieces.setdefault(rid, []).append(anchor_of[rid])
         for j in range(1, len(cluster.record_chunks)):
             for sub, rid in zip(cluster.record_chunks[j], ct.record_chunks[j], strict=True):
@@ -227,6 +255,25 @@ def match_records(
                 placed_term[a].add(t)
         for a in range(len(rec.anchors)):
             placed_rec[a].update(shared_placed.get((ci, a), ()))
+        # the class reading: credit the record's pieces that reached an anchor of its class
+        class_of.update({rid: (ci, anchor_tuple.get(rid, ())) for rid in ct.records})
+        local = {rid: key[1] for rid, key in class_of.items() if key[0] == ci}
+        if do_record:
+            owned, placed = [], []
+            for j in range(1, len(cluster.record_chunks)):
+                assign = rec.record_assignment[j] if j < len(rec.record_assignment) else []
+                for p, (sub, rid) in enumerate(zip(cluster.record_chunks[j], ct.record_chunks[j], strict=True)):
+                    if rid >= 0:
+                        owned.append(((j, local[rid], tuple(sub)), rid, len(sub)))
+                    if p < len(assign) and assign[p] >= 0:
+                        placed.append((j, rec.anchors[assign[p]], tuple(sub)))
+            _class_credit(owned, placed, hits_rec)
+        if do_term:
+            owned, placed = [], []
+            for t, rids in ct.term_chunk.items():
+                owned += [((t, local[r]), r, 1) for r in rids if r >= 0]
+                placed += [(t, rec.anchors[a]) for a in set(rec.term_assignment.get(t, ()))]
+            _class_credit(owned, placed, hits_term)
         # groups of indistinguishable anchors -> the records they stand for
         n_listed = rec.n_listed
         groups: dict[tuple[str, ...], tuple[list[int], list[int]]] = {}
@@ -278,8 +325,41 @@ def match_records(
                         reconstructed=frozenset(rec.records[a]),
                     )
                 )
+    if do_record:
+        for joint in release.joint_clusters:
+            ids = jtruth[joint.id].shared_chunks
+            sh_of = {sh.joint_id: sh for sh in result.shared}.get(joint.id)
+            owned, placed = [], []
+            for j, (chunk, rids) in enumerate(zip(joint.shared_chunks, ids, strict=True)):
+                assign = sh_of.assignment[j] if sh_of is not None and j < len(sh_of.assignment) else []
+                for p, (sub, rid) in enumerate(zip(chunk, rids, strict=True)):
+                    if rid >= 0:
+                        owned.append(((j, class_of[rid], tuple(sub)), rid, len(sub)))
+                    if sh_of is not None and p < len(assign) and assign[p] >= 0:
+                        ci, a = sh_of.anchors[assign[p]]
+                        placed.append((j, (ci, result.clusters[ci].anchors[a]), tuple(sub)))
+            _class_credit(owned, placed, hits_rec)
+    for o in outcomes:
+        o.class_hits = {"record": hits_rec.get(o.record, 0.0), "term": hits_term.get(o.record, 0.0)}
     outcomes.sort(key=lambda o: o.record)
     return outcomes
+
+
+def _class_credit(
+    owned: list[tuple[Any, int, int]], placed: list[Any], hits: dict[int, float]
+) -> None:
+    """Add each record's credited terms: ``owned`` = (key, record, terms) per piece of a record,
+    ``placed`` = the key of each piece the attack put somewhere. A key names (chunk, anchor class,
+    piece content): pieces with equal keys are interchangeable, so the class's min(needed, placed)
+    correct copies are shared equally among the pieces needing them."""
+    need: dict[Any, int] = {}
+    for key, _rid, _w in owned:
+        need[key] = need.get(key, 0) + 1
+    got: dict[Any, int] = {}
+    for key in placed:
+        got[key] = got.get(key, 0) + 1
+    for key, rid, w in owned:
+        hits[rid] = hits.get(rid, 0.0) + w * min(need[key], got.get(key, 0)) / need[key]
 
 
 def truth_reconstruction(release: Release, truth: Truth) -> SemanticResult:
@@ -356,6 +436,12 @@ def _part_sets(o: RecordOutcome, part: str) -> tuple[frozenset[str], frozenset[s
     if part == "overall":
         return o.original["record"] | o.original["term"], o.placed["record"] | o.placed["term"]
     return o.original[part], o.placed[part]
+
+
+def _class_hits(o: RecordOutcome, part: str) -> float:
+    if part == "overall":
+        return o.class_hits["record"] + o.class_hits["term"]
+    return o.class_hits[part]
 
 
 class _Supports:
@@ -504,9 +590,15 @@ def _evaluate_one(
                 if not orig:
                     continue
                 hit = len(orig & got)
-                if metric == "accuracy":
+                if metric in ("accuracy", "transaction_breakage"):
+                    credited = _class_hits(o, part)
+                    if metric == "accuracy":
+                        vals.append(min(1.0, credited / len(orig)))
+                    else:
+                        vals.append(1.0 if credited > 0 else 0.0)
+                elif metric == "accuracy_strict":
                     vals.append(hit / len(orig))
-                elif metric == "transaction_breakage":
+                elif metric == "transaction_breakage_strict":
                     vals.append(1.0 if hit > 0 else 0.0)
                 else:
                     if part == "overall":

@@ -70,8 +70,11 @@ _LIST = [
     MetricInfo("vulnerable_chunks", "cover", "vulnerable record chunks", unit="count"),
     MetricInfo("cover_seconds", "cover", "breach detection time", unit="s"),
     MetricInfo("accuracy", "semantic", "accuracy", fraction=True),
+    MetricInfo("accuracy_strict", "semantic", "accuracy (one-to-one records)", fraction=True, default=False),
     MetricInfo("wmd", "semantic", "WMD original vs reconstructed", unit="GloVe distance"),
     MetricInfo("transaction_breakage", "semantic", "transaction breakage", fraction=True),
+    MetricInfo("transaction_breakage_strict", "semantic", "transaction breakage (one-to-one records)",
+               fraction=True, default=False),
     MetricInfo("km_breakage", "semantic", "k^m-anonymity breakage", fraction=True),
     MetricInfo("semantic_seconds", "semantic", "semantic attack time", unit="s"),
 ]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from anonymizer.disassociate import disassociate
 from attacks.scorers import EmbeddingScorer
 from attacks.semantic import run_semantic_attack, verpart_consistent
-from attacks.semantic_metrics import evaluate_semantic, truth_reconstruction
+from attacks.semantic_metrics import evaluate_semantic, match_records, truth_reconstruction
 from corpora.dataset import TransactionDataset
 
 KV = KeyedVectors.load_word2vec_format(datapath("test_glove.txt"), no_header=True)
@@ -111,6 +111,9 @@ def test_metrics_are_bounded_and_random_baseline_present(records, prm) -> None:
     ds, release, truth = _release(records, k, m, extra, verpart)
     result = run_semantic_attack(release, EmbeddingScorer(KV), selector="ABA")
     metrics = evaluate_semantic(result, release, truth, ds, wmd=False, bootstrap=20)
+    for o in match_records(result, release, truth):
+        for part in ("record", "term"):  # the class credit never exceeds the record's terms
+            assert 0.0 <= o.class_hits[part] <= len(o.original[part]) + 1e-9
     rows = metrics.as_rows()
     assert {r["method"] for r in rows} == {"ABA", "random"}
     for r in rows:

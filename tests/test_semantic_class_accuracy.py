@@ -1,0 +1,78 @@
+"""The class reading of accuracy (AlShuhail2021 5.3.1): anchors with identical C_1 content are
+interchangeable, so a piece counts for its record when it reaches any anchor of the record's class.
+Hand-worked cases; ``accuracy_strict`` keeps the one-to-one reading."""
+
+from __future__ import annotations
+
+import pytest
+
+from anonymizer.release import Cluster, ClusterTruth, Release, Truth
+from attacks.semantic import ClusterReconstruction, SemanticResult, run_semantic_attack
+from attacks.semantic_metrics import _build_records_skipping_ghosts, evaluate_semantic, match_records
+
+# four records, all with the C_1 sub-record (a, b): one class of four identical anchors
+ORIGINAL = [{"a", "b", "x", "y", "v"}, {"a", "b", "z", "u"}, {"a", "b", "w"}, {"a", "b", "t"}]
+
+
+def _identical() -> tuple[Release, Truth]:
+    cluster = Cluster("P1", 4, [[("a", "b")] * 4, [("v", "x", "y"), ("z",), ("w",)]], ["t", "u"])
+    truth = ClusterTruth("P1", [0, 1, 2, 3], [[0, 1, 2, 3], [0, 1, 2]], {"t": [3], "u": [1]})
+    return Release({"k": 2, "m": 2, "verpart": "strict"}, [cluster]), Truth([truth])
+
+
+def _result(release: Release, record_assignment: list[list[int]], term_assignment: dict[str, list[int]]):
+    cluster = release.clusters[0]
+    anchors = [tuple(s) for s in cluster.record_chunks[0]]
+    anchors += [()] * (cluster.size - len(anchors))
+    rec = ClusterReconstruction(cluster.id, anchors, len(cluster.record_chunks[0]), record_assignment, term_assignment)
+    result = SemanticResult(selector="hand", chunks="both", scorer="none", seed=0, clusters=[rec])
+    _build_records_skipping_ghosts(release, result)
+    return result
+
+
+def test_all_pieces_piled_on_one_of_identical_anchors() -> None:
+    release, truth = _identical()
+    # the tie rule's pile: every piece on anchor 0
+    result = _result(release, [[0, 1, 2, 3], [0, 0, 0]], {"t": [0], "u": [0]})
+    m = evaluate_semantic(result, release, truth, ORIGINAL, wmd=False, bootstrap=0, baseline=False)
+    for part in ("record", "term", "overall"):
+        assert m.get("accuracy", part) == 1.0
+        assert m.get("transaction_breakage", part) == 1.0
+    # one-to-one: anchor 0 {v,x,y,z,w,t,u} is matched to record 0 (overlap 3), the others get nothing
+    assert m.get("accuracy_strict", "record") == pytest.approx((1 + 0 + 0) / 3)
+    assert m.get("accuracy_strict", "term") == 0.0
+    assert m.get("accuracy_strict", "overall") == pytest.approx((3 / 3 + 0 / 2 + 0 / 1 + 0 / 1) / 4)
+    assert m.get("transaction_breakage_strict", "overall") == pytest.approx(1 / 4)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_any_attack_is_right_when_all_anchors_are_identical(seed: int) -> None:
+    release, truth = _identical()
+    result = run_semantic_attack(release, None, selector="random", seed=seed)
+    m = evaluate_semantic(result, release, truth, ORIGINAL, wmd=False, bootstrap=0, baseline=False)
+    for part in ("record", "term", "overall"):
+        assert m.get("accuracy", part) == 1.0
+
+
+def test_classes_identical_pieces_and_shared_copies() -> None:
+    # classes: (a,) = records 0, 1; (b,) = record 2; empty = record 3
+    original = [{"a", "x", "t"}, {"a", "y", "t"}, {"b", "x"}, {"q"}]
+    cluster = Cluster("P1", 4, [[("a",), ("a",), ("b",)], [("x",), ("x",), ("y",)]], ["q", "t"])
+    ct = ClusterTruth("P1", [0, 1, 2, 3], [[0, 1, 2], [0, 2, 1]], {"t": [0, 1], "q": [3]})
+    release, truth = Release({"k": 2, "m": 2, "verpart": "strict"}, [cluster]), Truth([ct])
+    # x of record 0 -> anchor 2 (class b), x of record 2 -> anchor 0 (class a): identical pieces of
+    # one chunk swap classes, both count; y -> the empty anchor 3: wrong; t (needed twice in class a)
+    # placed once: each of records 0 and 1 gets half; q -> anchor 3 (the empty class): right
+    result = _result(release, [[0, 1, 2], [2, 0, 3]], {"t": [1], "q": [3]})
+    m = evaluate_semantic(result, release, truth, original, wmd=False, bootstrap=0, baseline=False)
+    assert m.get("accuracy", "record") == pytest.approx((1 + 0 + 1) / 3)
+    assert m.get("accuracy", "term") == pytest.approx((0.5 + 0.5 + 1) / 3)
+    assert m.get("accuracy", "overall") == pytest.approx((1.5 / 2 + 0.5 / 2 + 1 + 1) / 4)
+    assert m.get("transaction_breakage", "overall") == 1.0
+    hits = {o.record: o.class_hits for o in match_records(result, release, truth)}
+    assert hits == {0: {"record": 1.0, "term": 0.5}, 1: {"record": 0.0, "term": 0.5},
+                    2: {"record": 1.0, "term": 0.0}, 3: {"record": 0.0, "term": 1.0}}
+    # strict: class a matches anchor 0 (x) to record 0 and anchor 1 (t) to record 1; record 2's
+    # anchor 2 got record 0's x, the same term: record part (1 + 0 + 1) / 3 here too
+    assert m.get("accuracy_strict", "record") == pytest.approx((1 + 0 + 1) / 3)
+    assert m.get("accuracy_strict", "term") == pytest.approx((0 + 1 + 1) / 3)
