@@ -22,17 +22,31 @@ over the r reconstructions (the paper's re-r2/re-r5/re-r10); ``tkd`` is the mean
 single-reconstruction values (an average support is not a dataset one can mine). The per-run
 values are kept in :class:`UtilityReport`.
 
-Top-K mining uses pyfim's FP-growth, which has no top-K mode. At the K-th largest single-term
-support at least K itemsets surely exist; when at most 20K pairs reach it (sparse data), the
-itemsets are mined there directly. Otherwise the absolute support threshold is halved from the
-largest support (never below that floor) until at least K itemsets come back. Either way FI is
-every itemset whose support reaches the K-th largest support, so ties at the cut are all kept and
-FI may hold a few more than K itemsets.
+Top-K itemsets (section 6, eq. 2; tKd and tKd-a use K = 1000, section 7.1). Definition
+implemented: FI is every itemset whose support reaches s_K, the K-th largest itemset support of
+the original (ties at the cut kept, so FI may exceed K), and FI' likewise for the published data.
+Then ``X in FI'`` iff ``supp'(X) >= s'_K``, so ``|FI & FI'|`` needs only s'_K and the published
+supports of the itemsets of FI, which are counted directly (tid-list intersections); FI' itself
+is never listed. Both s_K and FI come from an exact best-first search, not from threshold
+guessing: every itemset is reached from its prefix (items ordered by descending support), a
+child's support never exceeds its parent's, so popping a heap keyed by (-support, size, ranks)
+yields all itemsets in that total order; the search stops after the K-th pop plus its ties.
+Children below a lower bound of s_K (the K-th largest support generated so far, at least the
+K-th largest single-item support, below which no item is even looked at) are never pushed.
+Work is at most ``max_itemsets`` pops, each one pass over the rows holding the popped itemset,
+and the heap is trimmed to the entries that can still be popped: memory and time are bounded
+whatever the record lengths (a threshold search with pyfim can explode, e.g. on kosarak's
+records of hundreds of terms, where lowering a threshold one step turns fewer than K itemsets
+into astronomically many). Choice: ties at the cut are capped at ``max_itemsets`` (default
+``DEFAULT_TIE_FACTOR`` * K); past it FI keeps the first ``max_itemsets`` itemsets in the search
+order and :class:`UtilityReport` carries a warning. For the published side ties never matter,
+so its search stops at the K-th pop.
 """
 
 from __future__ import annotations
 
-import itertools
+import heapq
+import warnings
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -40,6 +54,7 @@ from typing import Any
 
 import fim
 import numpy as np
+import scipy.sparse as sp
 
 from anonymizer.reconstruct import reconstruct
 from anonymizer.release import Release
@@ -48,7 +63,11 @@ from corpora.errors import InputError
 
 __all__ = [
     "UtilityReport",
+    "DEFAULT_TIE_FACTOR",
+    "TopK",
     "frequent_itemsets",
+    "itemset_supports",
+    "top_k_search",
     "top_k_itemsets",
     "dataset_top_k",
     "published_subrecords",
@@ -63,78 +82,245 @@ __all__ = [
 
 
 
-_DIRECT_FACTOR = 20
-"""Mine directly at the K-th single-term support when at most this many times K pairs reach it."""
+def frequent_itemsets(transactions: Sequence[Iterable[Hashable]], min_support: int,
+                      max_size: int | None = None) -> dict[frozenset, int]:
+    """All itemsets with absolute support >= ``min_support`` (pyfim FP-growth; unbounded output).
 
-
-def _prepare(transactions: Iterable[Iterable[Hashable]]) -> list[list[Hashable]]:
-    """Transactions as lists, plus one empty transaction.
-
-    pyfim silently drops items present in every transaction (it treats them as perfect
-    extensions of the empty set); the empty transaction prevents that and changes no support.
+    pyfim silently drops an item present in every transaction (a perfect extension of the empty
+    set); one empty transaction is appended to prevent it, which changes no support.
     """
+    if min_support < 1:
+        raise InputError(f"min_support must be at least 1, got {min_support}")
     tracts = [list(t) for t in transactions]
     tracts.append([])
-    return tracts
-
-
-def _mine(tracts: list[list[Hashable]], min_support: int, max_size: int | None) -> list[tuple[tuple, int]]:
     kwargs: dict[str, Any] = {"target": "s", "supp": -int(min_support), "zmin": 1, "report": "a"}
     if max_size is not None:
         kwargs["zmax"] = int(max_size)
-    return fim.fpgrowth(tracts, **kwargs)
+    return {frozenset(items): int(n) for items, n in fim.fpgrowth(tracts, **kwargs)}
 
 
-def frequent_itemsets(transactions: Sequence[Iterable[Hashable]], min_support: int,
-                      max_size: int | None = None) -> dict[frozenset, int]:
-    """All itemsets with absolute support >= ``min_support`` (pyfim FP-growth)."""
-    if min_support < 1:
-        raise InputError(f"min_support must be at least 1, got {min_support}")
-    return {frozenset(items): int(n) for items, n in _mine(_prepare(transactions), min_support, max_size)}
+_GRAM_LIMIT = 50_000_000
+"""Work and output bound (entries) under which all pair supports come from one sparse product."""
+
+DEFAULT_TIE_FACTOR = 10
+"""Default cap on a top-K answer: at most this many times K itemsets (ties at the K-th support)."""
 
 
-def _top_k_prepared(tracts: list[list[Hashable]], top_k: int, max_size: int | None,
-                    single_supports: Sequence[int] | None = None) -> dict[frozenset, int]:
+@dataclass
+class TopK:
+    """Result of :func:`top_k_search`.
+
+    ``itemsets`` maps each itemset (a frozenset of terms) to its support, in the search order
+    (descending support, then size, then the items' support ranks). ``kth_support`` is the K-th
+    largest support over all itemsets (1 when the data hold fewer than K itemsets, so that every
+    itemset that occurs belongs to the top K; 0 for data without any item). ``truncated`` is True
+    when the itemsets tied at the K-th support exceeded ``max_itemsets`` and only the first
+    ``max_itemsets`` in the search order were kept.
+    """
+
+    itemsets: dict[frozenset, int]
+    kth_support: int
+    truncated: bool
+
+
+def _csr_of(transactions: Iterable[Iterable[Hashable]]) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
+    """CSR (indptr, sorted distinct item ids) of arbitrary transactions, and the item of each id."""
+    index: dict[Hashable, int] = {}
+    ids: list[int] = []
+    ptr = [0]
+    for t in transactions:
+        row = sorted({index.setdefault(item, len(index)) for item in t})
+        ids.extend(row)
+        ptr.append(len(ids))
+    return np.asarray(ptr, dtype=np.int64), np.asarray(ids, dtype=np.int64), list(index)
+
+
+def _intersect_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Common values of two sorted arrays of distinct values (binary search, no sort)."""
+    if a.size > b.size:
+        a, b = b, a
+    if a.size == 0:
+        return a
+    pos = np.searchsorted(b, a)
+    pos[pos == b.size] = 0
+    return a[b[pos] == a]
+
+
+def _gather(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Positions in the CSR ``indices`` of every entry of ``rows`` (vectorised concatenation)."""
+    starts, ends = indptr[rows], indptr[rows + 1]
+    lens = ends - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.cumsum(lens) + lens, lens)
+    return offsets + np.arange(total, dtype=np.int64)
+
+
+def _top_k_csr(indptr: np.ndarray, indices: np.ndarray, n_items: int, top_k: int, max_size: int | None,
+               max_itemsets: int) -> tuple[list[tuple[tuple[int, ...], int]], int, bool]:
+    """Best-first top-K search on a CSR of distinct item ids per row (see :func:`top_k_search`)."""
+    supports = np.bincount(indices, minlength=n_items) if n_items else np.zeros(0, dtype=np.int64)
+    present = np.flatnonzero(supports > 0)
+    if present.size == 0:
+        return [], 0, False
+    ranked = np.sort(supports[present])[::-1]
+    # K singletons reach the K-th largest single-item support, so s_K is at least that.
+    floor = int(ranked[top_k - 1]) if ranked.size >= top_k else 1
+    # Items below the floor are in no top-K itemset; rank the rest by (-support, id).
+    kept = present[supports[present] >= floor]
+    kept = kept[np.lexsort((kept, -supports[kept]))]
+    rank_of = np.full(n_items, -1, dtype=np.int64)
+    rank_of[kept] = np.arange(kept.size)
+    item_of = kept
+    n = int(kept.size)
+    # Reduced CSR over ranks, each row sorted, rows without kept items dropped.
+    r = rank_of[indices]
+    row_id = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    keep = r >= 0
+    r, row_id = r[keep], row_id[keep]
+    order = np.lexsort((r, row_id))
+    r, row_id = r[order], row_id[order]
+    _, row_id = np.unique(row_id, return_inverse=True)
+    n_rows = int(row_id.max()) + 1 if row_id.size else 0
+    rptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row_id, minlength=n_rows), out=rptr[1:])
+    # Column lists (rows holding each rank), for the tid-lists of an itemset.
+    corder = np.lexsort((row_id, r))
+    col_rows = row_id[corder]
+    cptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=n), out=cptr[1:])
+
+    def rows_of(items: tuple[int, ...]) -> np.ndarray:
+        cols = sorted(items, key=lambda j: cptr[j + 1] - cptr[j])
+        got = col_rows[cptr[cols[0]]:cptr[cols[0] + 1]]
+        for j in cols[1:]:
+            got = _intersect_sorted(got, col_rows[cptr[j]:cptr[j + 1]])
+        return got
+
+    # Heap key (-support, size, ranks): every child sorts after its parent (support never grows,
+    # size grows), so pops follow this total order over all itemsets.
+    single = supports[kept]
+    # All pair supports in one sparse product when its work and output are small enough;
+    # otherwise each single item's children are counted like any other itemset's.
+    row_len = np.diff(rptr)
+    pairs = None
+    if n * n <= _GRAM_LIMIT and int((row_len * row_len).sum()) <= _GRAM_LIMIT:
+        mat = sp.csr_matrix((np.ones(r.size, dtype=np.int64), r, rptr), shape=(n_rows, n))
+        pairs = sp.triu(mat.T @ mat, k=1, format="csr")
+    heap: list[tuple[int, int, tuple[int, ...]]] = [(-int(single[j]), 1, (j,)) for j in range(n)]
+    heapq.heapify(heap)
+    # ``best`` holds the K largest supports generated so far: a lower bound of s_K for pruning.
+    best = heapq.nlargest(top_k, single.tolist())
+    heapq.heapify(best)
+    bound = max(floor, best[0]) if len(best) >= top_k else floor
+    out: list[tuple[tuple[int, ...], int]] = []
+    kth = 0
+    truncated = False
+    while heap:
+        neg, size, items = heapq.heappop(heap)
+        s = -neg
+        if len(out) >= top_k and s < kth:
+            break
+        if len(out) >= max_itemsets:
+            truncated = True
+            break
+        out.append((items, s))
+        if len(out) == top_k:
+            kth = s
+            bound = max(bound, s)
+        if max_size is not None and size >= max_size or items[-1] == n - 1:
+            continue
+        last = items[-1]
+        if size == 1 and pairs is not None:
+            lo, hi = pairs.indptr[last], pairs.indptr[last + 1]
+            cols, vals = pairs.indices[lo:hi], pairs.data[lo:hi]
+            sel = vals >= bound
+            children = zip(cols[sel].tolist(), vals[sel].tolist(), strict=True)
+        else:
+            ents = r[_gather(rptr, rows_of(items))]
+            ents = ents[ents > last]
+            if ents.size == 0:
+                continue
+            counts = np.bincount(ents - (last + 1))
+            ext = np.flatnonzero(counts >= bound)
+            children = zip((ext + last + 1).tolist(), counts[ext].tolist(), strict=True)
+        for j, c in children:
+            heapq.heappush(heap, (-c, size + 1, items + (j,)))
+            if len(best) < top_k:
+                heapq.heappush(best, c)
+            elif c > best[0]:
+                heapq.heapreplace(best, c)
+        if len(best) >= top_k:
+            bound = max(bound, best[0])
+        # Entries beyond the best ``max_itemsets - len(out)`` can never be popped: drop them.
+        room = max_itemsets - len(out)
+        if len(heap) > 2 * room + 4096:
+            heap = heapq.nsmallest(room, heap)
+            heapq.heapify(heap)
+    if len(out) < top_k:
+        kth = 1
+    return [(tuple(int(item_of[j]) for j in items), s) for items, s in out], kth, truncated
+
+
+def top_k_search(ds: TransactionDataset, top_k: int, max_size: int | None = None,
+                 max_itemsets: int | None = None) -> TopK:
+    """The top-K frequent itemsets of a dataset's records, by an exact best-first search.
+
+    FI is every itemset whose support reaches the K-th largest support (ties at the cut kept,
+    so FI may hold more than K itemsets), capped at ``max_itemsets`` (default
+    ``DEFAULT_TIE_FACTOR * top_k``; ``truncated`` tells). See the module docstring.
+    """
     if top_k < 1:
         raise InputError(f"top_k must be at least 1, got {top_k}")
-    if single_supports is None:
-        single_supports = list(Counter(item for t in tracts for item in set(t)).values())
-    ranked = sorted((int(n) for n in single_supports if n > 0), reverse=True)
-    if not ranked:
-        return {}
-    floor = ranked[top_k - 1] if len(ranked) >= top_k else 1
-    found: list[tuple[tuple, int]] | None = None
-    if len(ranked) >= top_k and len(_mine(tracts, floor, 2)) <= _DIRECT_FACTOR * top_k:
-        # Shortcut: at the K-th single-term support at least K itemsets surely exist; when the
-        # pairs above it are few, mining there directly is cheap and gives the same cut.
-        found = _mine(tracts, floor, max_size)
-    else:
-        threshold = ranked[0]
-        while True:
-            found = _mine(tracts, threshold, max_size)
-            if len(found) >= top_k or threshold <= floor:
-                break
-            threshold = max(floor, threshold // 2)
-    if len(found) > top_k:
-        cut = sorted((n for _, n in found), reverse=True)[top_k - 1]
-        found = [(items, n) for items, n in found if n >= cut]
-    return {frozenset(items): int(n) for items, n in found}
-
-
-def top_k_itemsets(transactions: Sequence[Iterable[Hashable]], top_k: int,
-                   max_size: int | None = None) -> dict[frozenset, int]:
-    """The top-K frequent itemsets with their supports (ties at the K-th support all kept)."""
-    return _top_k_prepared(_prepare(transactions), top_k, max_size)
-
-
-def dataset_top_k(ds: TransactionDataset, top_k: int, max_size: int | None = None) -> dict[frozenset, int]:
-    """:func:`top_k_itemsets` of a dataset's records, mined on integer term ids (faster), keyed by terms."""
-    ind, ptr = ds.indices.tolist(), ds.indptr.tolist()
-    tracts: list[list[Hashable]] = [ind[a:b] for a, b in zip(ptr[:-1], ptr[1:], strict=True)]
-    tracts.append([])
+    cap = DEFAULT_TIE_FACTOR * top_k if max_itemsets is None else int(max_itemsets)
+    if cap < top_k:
+        raise InputError(f"max_itemsets must be at least top_k ({top_k}), got {cap}")
+    found, kth, truncated = _top_k_csr(ds.indptr.astype(np.int64), ds.indices.astype(np.int64),
+                                       len(ds.vocabulary), top_k, max_size, cap)
     voc = ds.vocabulary
-    found = _top_k_prepared(tracts, top_k, max_size, ds.term_supports().tolist())
-    return {frozenset(voc[i] for i in s): n for s, n in found.items()}
+    return TopK({frozenset(voc[i] for i in items): n for items, n in found}, kth, truncated)
+
+
+def top_k_itemsets(transactions: Iterable[Iterable[Hashable]], top_k: int, max_size: int | None = None,
+                   max_itemsets: int | None = None) -> dict[frozenset, int]:
+    """The top-K frequent itemsets of any transactions with their supports (see :func:`top_k_search`)."""
+    if top_k < 1:
+        raise InputError(f"top_k must be at least 1, got {top_k}")
+    cap = DEFAULT_TIE_FACTOR * top_k if max_itemsets is None else int(max_itemsets)
+    if cap < top_k:
+        raise InputError(f"max_itemsets must be at least top_k ({top_k}), got {cap}")
+    indptr, indices, items = _csr_of(transactions)
+    found, _, _ = _top_k_csr(indptr, indices, len(items), top_k, max_size, cap)
+    return {frozenset(items[i] for i in s): n for s, n in found}
+
+
+def dataset_top_k(ds: TransactionDataset, top_k: int, max_size: int | None = None,
+                  max_itemsets: int | None = None) -> dict[frozenset, int]:
+    """:func:`top_k_search`'s itemsets only."""
+    return top_k_search(ds, top_k, max_size, max_itemsets).itemsets
+
+
+def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset]) -> dict[frozenset, int]:
+    """Support of each given itemset in ``ds``, counted directly (tid-list intersections, no mining)."""
+    csc = ds.matrix().tocsc()
+    csc.sort_indices()
+    ptr, rows = csc.indptr, csc.indices
+    index = ds.term_index
+    out: dict[frozenset, int] = {}
+    for s in itemsets:
+        cols = [index.get(t, -1) for t in s]
+        if not cols or min(cols) < 0:
+            out[s] = 0
+            continue
+        cols.sort(key=lambda j: ptr[j + 1] - ptr[j])
+        got = rows[ptr[cols[0]]:ptr[cols[0] + 1]]
+        for j in cols[1:]:
+            if got.size == 0:
+                break
+            got = _intersect_sorted(got, rows[ptr[j]:ptr[j + 1]])
+        out[s] = int(got.size)
+    return out
 
 
 def published_subrecords(release: Release) -> list[tuple[str, ...]]:
@@ -144,20 +330,28 @@ def published_subrecords(release: Release) -> list[tuple[str, ...]]:
     return subs
 
 
-def _tkd_from(fi: dict[frozenset, int], fi_pub: dict[frozenset, int]) -> float:
-    if not fi:
+def _subrecord_dataset(release: Release) -> TransactionDataset:
+    return TransactionDataset.from_records(published_subrecords(release), name="published sub-records")
+
+
+def _tkd_against(fi: TopK, published: TransactionDataset, top_k: int) -> float:
+    """1 - |FI & FI'| / |FI| without materialising FI' (see the module docstring)."""
+    if not fi.itemsets:
         return 0.0
-    return 1.0 - len(fi.keys() & fi_pub.keys()) / len(fi)
+    kth = top_k_search(published, top_k, max_itemsets=top_k).kth_support
+    supports = itemset_supports(published, fi.itemsets)
+    kept = sum(1 for n in supports.values() if n > 0 and n >= kth)
+    return 1.0 - kept / len(fi.itemsets)
 
 
 def tkd(original: TransactionDataset, reconstructed: TransactionDataset, top_k: int = 1000) -> float:
     """Top-K deviation between the original and one reconstructed dataset (section 6, eq. 2)."""
-    return _tkd_from(dataset_top_k(original, top_k), dataset_top_k(reconstructed, top_k))
+    return _tkd_against(top_k_search(original, top_k), reconstructed, top_k)
 
 
 def tkd_a(original: TransactionDataset, release: Release, top_k: int = 1000) -> float:
     """Top-K deviation against the sub-records of the record and shared chunks only (section 7.1)."""
-    return _tkd_from(dataset_top_k(original, top_k), top_k_itemsets(published_subrecords(release), top_k))
+    return _tkd_against(top_k_search(original, top_k), _subrecord_dataset(release), top_k)
 
 
 def ranked_terms(original: TransactionDataset, rank_range: tuple[int, int] = (200, 220)) -> list[str]:
@@ -214,14 +408,7 @@ def re(original: TransactionDataset, reconstructed: TransactionDataset | Sequenc
 def re_a(original: TransactionDataset, release: Release, rank_range: tuple[int, int] = (200, 220)) -> float:
     """Relative error against supports counted in the record- and shared-chunk sub-records only."""
     terms = ranked_terms(original, rank_range)
-    pos = {t: i for i, t in enumerate(terms)}
-    s_p = np.zeros((len(terms), len(terms)), dtype=np.float64)
-    for sub in published_subrecords(release):
-        hit = sorted(pos[t] for t in sub if t in pos)
-        for i, j in itertools.combinations(hit, 2):
-            s_p[i, j] += 1
-            s_p[j, i] += 1
-    return _re_from(_pair_supports(original, terms), s_p)
+    return _re_from(_pair_supports(original, terms), _pair_supports(_subrecord_dataset(release), terms))
 
 
 def tlost(release: Release, original: TransactionDataset | None = None) -> float:
@@ -261,6 +448,7 @@ class UtilityReport:
     re_range: tuple[int, int]
     tkd_runs: list[float] = field(default_factory=list)
     re_runs: list[float] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -282,20 +470,30 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
             f"the release covers {release.n_records} records but the original dataset has {len(original)}"
         )
     terms = ranked_terms(original, re_range)
-    fi = dataset_top_k(original, top_k)
+    fi = top_k_search(original, top_k)
+    notes = []
+    if fi.truncated:
+        notes.append(
+            f"tKd: more than {len(fi.itemsets)} itemsets of the original tie at the top-{top_k} cut "
+            f"(support {fi.kth_support}); FI holds the first {len(fi.itemsets)} in (support, size, "
+            "rank) order"
+        )
+        warnings.warn(notes[-1], RuntimeWarning, stacklevel=2)
     s_o = _pair_supports(original, terms)
     tkd_runs, re_runs, pair_runs = [], [], []
     for i in range(reconstructions):
         ds = reconstruct(release, seed=seed + i)
-        tkd_runs.append(_tkd_from(fi, dataset_top_k(ds, top_k)))
+        tkd_runs.append(_tkd_against(fi, ds, top_k))
         pairs = _pair_supports(ds, terms)
         pair_runs.append(pairs)
         re_runs.append(_re_from(s_o, pairs))
+        del ds
+    subs = _subrecord_dataset(release)
     return UtilityReport(
         tkd=float(np.mean(tkd_runs)),
-        tkd_a=_tkd_from(fi, top_k_itemsets(published_subrecords(release), top_k)),
+        tkd_a=_tkd_against(fi, subs, top_k),
         re=_re_from(s_o, np.mean(pair_runs, axis=0)),
-        re_a=re_a(original, release, re_range),
+        re_a=_re_from(s_o, _pair_supports(subs, terms)),
         tlost=tlost(release, original),
         reconstructions=reconstructions,
         seed=seed,
@@ -303,4 +501,5 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         re_range=(int(re_range[0]), int(re_range[1])),
         tkd_runs=tkd_runs,
         re_runs=re_runs,
+        warnings=notes,
     )

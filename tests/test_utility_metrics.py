@@ -12,6 +12,7 @@ from anonymizer.release import Cluster, Release
 from anonymizer.utility import (
     dataset_top_k,
     frequent_itemsets,
+    itemset_supports,
     ranked_terms,
     re,
     re_a,
@@ -19,6 +20,7 @@ from anonymizer.utility import (
     tkd_a,
     tlost,
     top_k_itemsets,
+    top_k_search,
     utility_report,
 )
 from corpora.dataset import TransactionDataset
@@ -54,18 +56,91 @@ def test_items_in_every_transaction_are_not_lost():
 
 @settings(max_examples=50, deadline=None)
 @given(tracts=st.lists(st.frozensets(st.sampled_from("abcdefg"), max_size=5), max_size=12),
-       top=st.integers(1, 30), floor=st.integers(1, 4))
-def test_mining_matches_brute_force(tracts, top, floor):
+       top=st.integers(1, 30), floor=st.integers(1, 4), cap_factor=st.integers(1, 3))
+def test_mining_matches_brute_force(tracts, top, floor, cap_factor):
     brute = brute_itemsets(tracts)
     assert frequent_itemsets([sorted(t) for t in tracts], floor) == {s: n for s, n in brute.items() if n >= floor}
-    got = top_k_itemsets([sorted(t) for t in tracts], top)
-    assert dataset_top_k(TransactionDataset.from_records(tracts), top) == got
+    cap = cap_factor * top
+    got = top_k_itemsets([sorted(t) for t in tracts], top, max_itemsets=cap)
+    res = top_k_search(TransactionDataset.from_records(tracts), top, max_itemsets=cap)
+    if not brute:
+        assert got == {} and res.itemsets == {} and res.kth_support == 0
+        return
+    ranked = sorted(brute.values(), reverse=True)
+    cut = ranked[top - 1] if len(ranked) >= top else 1
+    assert res.kth_support == cut
+    expected = {s: n for s, n in brute.items() if n >= cut}
+    for found in (got, res.itemsets):
+        if len(expected) <= cap:
+            assert found == expected
+        else:
+            # capped ties: every itemset above the cut, then the smallest tied ones first
+            assert len(found) == cap and found.items() <= expected.items()
+            assert all(s in found for s, n in expected.items() if n > cut)
+            left = [len(s) for s in expected if s not in found]
+            assert max(len(s) for s, n in found.items() if n == cut) <= min(left)
+    assert res.truncated == (len(expected) > cap)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tracts=st.lists(st.frozensets(st.sampled_from("abcdef"), max_size=6), max_size=10),
+       top=st.integers(1, 12), size=st.integers(1, 3))
+def test_top_k_max_size_matches_brute_force(tracts, top, size):
+    brute = {s: n for s, n in brute_itemsets(tracts).items() if len(s) <= size}
+    got = top_k_itemsets(tracts, top, max_size=size, max_itemsets=10_000)
     if brute:
         ranked = sorted(brute.values(), reverse=True)
-        cut = ranked[min(top, len(ranked)) - 1]
+        cut = ranked[top - 1] if len(ranked) >= top else 1
         assert got == {s: n for s, n in brute.items() if n >= cut}
     else:
         assert got == {}
+
+
+def brute_tkd(original, published, top):
+    """Equation 2 with FI, FI' listed in full by brute force (ties at the cut kept)."""
+    def top_k(tracts):
+        counts = brute_itemsets(tracts)
+        if not counts:
+            return set()
+        ranked = sorted(counts.values(), reverse=True)
+        cut = ranked[top - 1] if len(ranked) >= top else 1
+        return {s for s, n in counts.items() if n >= cut}
+    fi, fi_pub = top_k(original), top_k(published)
+    return 1 - len(fi & fi_pub) / len(fi) if fi else 0.0
+
+
+@settings(max_examples=50, deadline=None)
+@given(orig=st.lists(st.frozensets(st.sampled_from("abcdef"), max_size=4), min_size=1, max_size=10),
+       pub=st.lists(st.frozensets(st.sampled_from("abcdefg"), max_size=4), max_size=10),
+       top=st.integers(1, 8))
+def test_tkd_matches_brute_force(orig, pub, top):
+    # at most 10 * 15 itemsets exist, so the default cap (10 * top) only binds for top = 1
+    o, p = TransactionDataset.from_records(orig), TransactionDataset.from_records(pub)
+    if not top_k_search(o, top).truncated:
+        assert tkd(o, p, top) == pytest.approx(brute_tkd(orig, pub, top))
+    assert itemset_supports(p, brute_itemsets(orig)) == {s: sum(1 for t in pub if s <= t)
+                                                          for s in brute_itemsets(orig)}
+
+
+def test_long_records_stay_bounded():
+    # 2**80 itemsets share support 3: threshold mining would never finish; the search is exact
+    # above the cut and caps the ties.
+    long_rec = [f"t{i:02d}" for i in range(80)]
+    recs = [long_rec] * 3 + [["t00", "x"], ["x"], ["x", "y"]]
+    ds = TransactionDataset.from_records(recs)
+    res = top_k_search(ds, 5)
+    assert res.kth_support == 3 and res.truncated and len(res.itemsets) == 50
+    assert res.itemsets[frozenset(["t00"])] == 4
+    assert all(n == 3 for s, n in res.itemsets.items() if s != frozenset(["t00"]))
+    assert max(len(s) for s in res.itemsets) == 1  # the 80 tied single terms come before any pair
+    # the reconstruction side: only s'_K and direct counts, whatever the record lengths
+    # FI = {x}, {y}, {t00}, {x,y} (s_2 = 1); s'_2 = 3 keeps {x} (3) and {t00} (4)
+    assert tkd(TransactionDataset.from_records([["x"], ["x", "y"], ["t00"]]), ds, 2) == pytest.approx(0.5)
+    rel = Release({"k": 2, "m": 2}, [Cluster("P", 6, [[tuple(long_rec)] * 3 + [("t00", "x"), ("x",), ("x", "y")]],
+                                                       [])])
+    with pytest.warns(RuntimeWarning, match="tie at the top-5 cut"):
+        rep = utility_report(ds, rel, top_k=5, re_range=(0, 4))
+    assert rep.tkd == 0.0 and rep.tkd_a == 0.0 and len(rep.warnings) == 1
 
 
 def test_tkd_hand_computed():
@@ -166,3 +241,22 @@ def test_utility_report_rejects_mismatched_inputs():
         utility_report(O, fig2b(), re_range=(0, 3))
     with pytest.raises(InputError, match="reconstructions"):
         utility_report(fig2_original(), fig2b(), reconstructions=0, re_range=(0, 3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(tracts=st.lists(st.frozensets(st.sampled_from("abcdefgh"), max_size=6), min_size=1, max_size=12),
+       top=st.integers(1, 20))
+def test_pair_product_and_per_itemset_counting_agree(tracts, top):
+    import anonymizer.utility as utility
+
+    ds = TransactionDataset.from_records(tracts)
+    with_product = top_k_search(ds, top, max_itemsets=10_000)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(utility, "_GRAM_LIMIT", 0)
+        without = top_k_search(ds, top, max_itemsets=10_000)
+    assert with_product == without
+    brute = brute_itemsets(tracts)
+    if brute:
+        ranked = sorted(brute.values(), reverse=True)
+        cut = ranked[top - 1] if len(ranked) >= top else 1
+        assert without.itemsets == {s: n for s, n in brute.items() if n >= cut}
