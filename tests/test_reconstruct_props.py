@@ -5,6 +5,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paper_examples import fig2b
 
 from anonymizer.reconstruct import reconstruct, reconstruct_many
 from anonymizer.release import Cluster, JointCluster, Release
@@ -132,19 +133,6 @@ def test_same_seed_same_dataset(release, seed):
     assert a.sorted_records() == b.sorted_records()
     assert a.vocabulary == b.vocabulary
     assert (a.indptr == b.indptr).all() and (a.indices == b.indices).all()
-
-
-def fig2b():
-    p1 = Cluster("P1", 5, [
-        [("flu", "itunes", "madonna"), ("flu", "madonna"), ("itunes", "madonna"), ("flu", "itunes"),
-         ("flu", "itunes", "madonna")],
-        [("audi a4", "sony tv")] * 3,
-    ], ["ikea", "ruby", "viagra"])
-    p2 = Cluster("P2", 5, [[
-        ("digital camera", "madonna"), ("iphone sdk", "madonna"), ("digital camera", "iphone sdk", "madonna"),
-        ("digital camera", "iphone sdk"), ("digital camera", "iphone sdk", "madonna"),
-    ]], ["ikea", "panic disorder", "playboy", "ruby"])
-    return Release({"k": 3, "m": 2}, [p1, p2])
 
 
 def test_fig2b_reconstructions_differ_by_seed_and_are_valid():

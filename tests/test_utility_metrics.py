@@ -6,6 +6,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paper_examples import fig2b
 
 from anonymizer.reconstruct import reconstruct
 from anonymizer.release import Cluster, Release
@@ -25,6 +26,7 @@ from anonymizer.utility import (
 )
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
+from corpora.toy import toy_dataset
 
 O = TransactionDataset.from_records([["a", "b"], ["a", "b"], ["a", "c"], ["b"]])
 # supports: a 3, b 3, c 1, {a,b} 2, {a,c} 1
@@ -192,36 +194,8 @@ def test_tlost_hand_computed():
     assert tlost(two, None) == pytest.approx(0.5)
 
 
-def fig2_original():
-    return TransactionDataset.from_records([
-        ["itunes", "flu", "madonna", "ikea", "ruby"],
-        ["madonna", "flu", "viagra", "ruby", "audi a4", "sony tv"],
-        ["itunes", "madonna", "audi a4", "ikea", "sony tv"],
-        ["itunes", "flu", "viagra"],
-        ["itunes", "flu", "madonna", "audi a4", "sony tv"],
-        ["madonna", "digital camera", "panic disorder", "playboy"],
-        ["iphone sdk", "madonna", "ikea", "ruby"],
-        ["iphone sdk", "digital camera", "madonna", "playboy"],
-        ["iphone sdk", "digital camera", "panic disorder"],
-        ["iphone sdk", "digital camera", "madonna", "ikea", "ruby"],
-    ])
-
-
-def fig2b():
-    p1 = Cluster("P1", 5, [
-        [("flu", "itunes", "madonna"), ("flu", "madonna"), ("itunes", "madonna"), ("flu", "itunes"),
-         ("flu", "itunes", "madonna")],
-        [("audi a4", "sony tv")] * 3,
-    ], ["ikea", "ruby", "viagra"])
-    p2 = Cluster("P2", 5, [[
-        ("digital camera", "madonna"), ("iphone sdk", "madonna"), ("digital camera", "iphone sdk", "madonna"),
-        ("digital camera", "iphone sdk"), ("digital camera", "iphone sdk", "madonna"),
-    ]], ["ikea", "panic disorder", "playboy", "ruby"])
-    return Release({"k": 3, "m": 2}, [p1, p2])
-
-
 def test_utility_report_on_figure2():
-    original, rel = fig2_original(), fig2b()
+    original, rel = toy_dataset("terrovitis2012-fig2"), fig2b()
     rep = utility_report(original, rel, reconstructions=3, seed=5, top_k=10, re_range=(0, 6))
     runs = [reconstruct(rel, seed=s) for s in (5, 6, 7)]
     assert rep.tkd_runs == [tkd(original, ds, 10) for ds in runs]
@@ -240,7 +214,7 @@ def test_utility_report_rejects_mismatched_inputs():
     with pytest.raises(InputError, match="covers 10 records"):
         utility_report(O, fig2b(), re_range=(0, 3))
     with pytest.raises(InputError, match="reconstructions"):
-        utility_report(fig2_original(), fig2b(), reconstructions=0, re_range=(0, 3))
+        utility_report(toy_dataset("terrovitis2012-fig2"), fig2b(), reconstructions=0, re_range=(0, 3))
 
 
 @settings(max_examples=40, deadline=None)

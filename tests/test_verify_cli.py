@@ -5,37 +5,14 @@ import subprocess
 import sys
 
 import pytest
+from paper_examples import fig2b
 
 from anonymizer.__main__ import main as anonymizer_main
 from anonymizer.cli_tools import main as tools_main
-from anonymizer.release import Cluster, Release, save_release
+from anonymizer.release import save_release
 from corpora.errors import InputError
-
-FIG2_RECORDS = [
-    ["itunes", "flu", "madonna", "ikea", "ruby"],
-    ["madonna", "flu", "viagra", "ruby", "audi a4", "sony tv"],
-    ["itunes", "madonna", "audi a4", "ikea", "sony tv"],
-    ["itunes", "flu", "viagra"],
-    ["itunes", "flu", "madonna", "audi a4", "sony tv"],
-    ["madonna", "digital camera", "panic disorder", "playboy"],
-    ["iphone sdk", "madonna", "ikea", "ruby"],
-    ["iphone sdk", "digital camera", "madonna", "playboy"],
-    ["iphone sdk", "digital camera", "panic disorder"],
-    ["iphone sdk", "digital camera", "madonna", "ikea", "ruby"],
-]
-
-
-def fig2b() -> Release:
-    p1 = Cluster("P1", 5, [
-        [("flu", "itunes", "madonna"), ("flu", "madonna"), ("itunes", "madonna"), ("flu", "itunes"),
-         ("flu", "itunes", "madonna")],
-        [("audi a4", "sony tv")] * 3,
-    ], ["ikea", "ruby", "viagra"])
-    p2 = Cluster("P2", 5, [[
-        ("digital camera", "madonna"), ("iphone sdk", "madonna"), ("digital camera", "iphone sdk", "madonna"),
-        ("digital camera", "iphone sdk"), ("digital camera", "iphone sdk", "madonna"),
-    ]], ["ikea", "panic disorder", "playboy", "ruby"])
-    return Release({"k": 3, "m": 2}, [p1, p2])
+from corpora.formats import write_dataset
+from corpora.toy import toy_dataset
 
 
 @pytest.fixture
@@ -47,7 +24,7 @@ def files(tmp_path):
     bad = tmp_path / "bad.json"
     save_release(bad_release, bad)
     data = tmp_path / "fig2.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in FIG2_RECORDS), encoding="utf-8")
+    write_dataset(toy_dataset("terrovitis2012-fig2"), data)
     return good, bad, data
 
 

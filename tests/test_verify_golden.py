@@ -2,22 +2,10 @@
 
 import copy
 
+from paper_examples import fig2b
+
 from anonymizer.release import Cluster, JointCluster, Release
 from anonymizer.verify import k_anonymity_violations, km_violations, verify
-
-
-def fig2b() -> Release:
-    """Terrovitis2012 Figure 2b: two clusters of 5 records, 3^2-anonymous."""
-    p1 = Cluster("P1", 5, [
-        [("flu", "itunes", "madonna"), ("flu", "madonna"), ("itunes", "madonna"), ("flu", "itunes"),
-         ("flu", "itunes", "madonna")],
-        [("audi a4", "sony tv")] * 3,
-    ], ["ikea", "ruby", "viagra"])
-    p2 = Cluster("P2", 5, [[
-        ("digital camera", "madonna"), ("iphone sdk", "madonna"), ("digital camera", "iphone sdk", "madonna"),
-        ("digital camera", "iphone sdk"), ("digital camera", "iphone sdk", "madonna"),
-    ]], ["ikea", "panic disorder", "playboy", "ruby"])
-    return Release({"k": 3, "m": 2}, [p1, p2])
 
 
 def fig3() -> Release:
