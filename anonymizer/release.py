@@ -111,19 +111,25 @@ class Release:
         return {c.id: c for c in self.clusters}
 
     def leaves(self, joint_id: str) -> list[Cluster]:
-        """The simple clusters under a joint cluster, in depth-first child order."""
+        """The simple clusters under one joint cluster, in depth-first child order.
+
+        To visit every joint cluster, use :meth:`joint_leaves` (one pass over the release).
+        """
+        return self.joint_leaves()[joint_id]
+
+    def joint_leaves(self) -> dict[str, list[Cluster]]:
+        """The simple clusters under every joint cluster, in depth-first child order.
+
+        Children are defined before their parents (the release format requires it), so one pass
+        in listed order builds every list from its children's lists.
+        """
         simple = self.cluster_by_id()
-        joint = {j.id: j for j in self.joint_clusters}
-        out: list[Cluster] = []
-
-        def walk(node: str) -> None:
-            if node in simple:
-                out.append(simple[node])
-            else:
-                for child in joint[node].children:
-                    walk(child)
-
-        walk(joint_id)
+        out: dict[str, list[Cluster]] = {}
+        for joint in self.joint_clusters:
+            leaves: list[Cluster] = []
+            for child in joint.children:
+                leaves.extend([simple[child]] if child in simple else out[child])
+            out[joint.id] = leaves
         return out
 
     def iter_record_chunks(self) -> Iterator[tuple[Cluster, int, Chunk]]:

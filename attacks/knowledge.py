@@ -135,8 +135,9 @@ def random_reconstruction(release: Release, seed: int = 0) -> dict[str, list[set
             if cluster.size:
                 recs[int(rng.integers(cluster.size))].add(term)
         out[cluster.id] = recs
+    joint_leaves = release.joint_leaves()
     for joint in release.joint_clusters:
-        pool = [rec for leaf in release.leaves(joint.id) for rec in out[leaf.id]]
+        pool = [rec for leaf in joint_leaves[joint.id] for rec in out[leaf.id]]
         for chunk in joint.shared_chunks:
             for sub, r in zip(chunk, rng.permutation(len(pool))[: len(chunk)], strict=True):
                 pool[int(r)].update(sub)

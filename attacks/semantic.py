@@ -553,8 +553,9 @@ def run_semantic_attack(
     shared_results: list[SharedReconstruction] = []
     if do_record and release.joint_clusters:
         position = {c.id: i for i, c in enumerate(release.clusters)}
+        joint_leaves = release.joint_leaves()
         for joint in release.joint_clusters:
-            leaves = release.leaves(joint.id)
+            leaves = joint_leaves[joint.id]
             refs = [(position[leaf.id], a) for leaf in leaves for a in range(len(results[position[leaf.id]].anchors))]
             anchors = [results[ci].anchors[a] for ci, a in refs]
             method = "random" if selector == "VPA" else selector

@@ -391,8 +391,9 @@ def truth_reconstruction(release: Release, truth: Truth) -> SemanticResult:
     position = {c.id: i for i, c in enumerate(release.clusters)}
     shared: list[SharedReconstruction] = []
     jtruth = {j.id: j for j in truth.joint_clusters}
+    joint_leaves = release.joint_leaves()
     for joint in release.joint_clusters:
-        refs = [(position[leaf.id], a) for leaf in release.leaves(joint.id) for a in range(leaf.size)]
+        refs = [(position[leaf.id], a) for leaf in joint_leaves[joint.id] for a in range(leaf.size)]
         gindex = {ref: g for g, ref in enumerate(refs)}
         owner: dict[int, int] = {}
         for ci, _a in refs:

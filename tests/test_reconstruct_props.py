@@ -81,7 +81,7 @@ def check_valid(release, ds, term_rule="one"):
         if t not in term_chunk_terms:
             assert support[t] == n, t
     shared_terms = {t for j in release.joint_clusters for ch in j.shared_chunks for sub in ch for t in sub}
-    in_joint = {leaf.id for j in release.joint_clusters for leaf in release.leaves(j.id)}
+    in_joint = {leaf.id for leaves in release.joint_leaves().values() for leaf in leaves}
     for c, lo, hi in slices(release):
         part = records[lo:hi]
         # each record chunk is exactly the bag of the non-empty projections of the cluster's records
