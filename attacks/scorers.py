@@ -32,6 +32,7 @@ could not give (``unknown_pairs``); the attack report counts them.
 
 from __future__ import annotations
 
+import abc
 import csv
 import math
 import os
@@ -80,7 +81,7 @@ class Scorer(Protocol):
         ...
 
 
-class BaseScorer:
+class BaseScorer(abc.ABC):
     """Shared unknown-term policy and bookkeeping. Subclasses implement :meth:`_raw_matrix`
     (``nan`` for pairs the scorer cannot score) and :meth:`known`."""
 
@@ -93,11 +94,13 @@ class BaseScorer:
         self.unknown_terms: set[str] = set()
         self.unknown_pairs = 0
 
-    def known(self, terms: Sequence[str]) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def known(self, terms: Sequence[str]) -> np.ndarray:
+        """Boolean array: does the scorer know each term?"""
 
-    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        """Relatedness of every pair in [0, 1], ``nan`` where the scorer has no evidence."""
 
     def score_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
         terms_a, terms_b = list(terms_a), list(terms_b)
