@@ -12,6 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from anonymizer.horpart import HORPART_STRATEGIES
+from anonymizer.verpart import VERPART_STRATEGIES
+from attacks.knowledge import ATTACKERS as ATTACK_KNOWLEDGE
+from attacks.selectors import SELECTORS as SEMANTIC_SELECTORS
+
 __all__ = [
     "ALL_METRICS",
     "ATTACKERS",
@@ -23,11 +28,12 @@ __all__ = [
     "metrics_for_steps",
 ]
 
-HORPARTS = ("original", "suppression", "adding", "remaining")
-VERPARTS = ("strict", "grouped")
-ATTACKERS = ("strong", "moderate", "weak")
-SELECTORS = ("ABA", "RGA", "MRA", "VPA", "assign", "random")
-CHUNKS = ("both", "record", "term")
+# The option values a sweep may name are the ones the algorithms define.
+HORPARTS = HORPART_STRATEGIES
+VERPARTS = VERPART_STRATEGIES
+ATTACKERS = ATTACK_KNOWLEDGE
+SELECTORS = SEMANTIC_SELECTORS
+CHUNKS = ("both", "record", "term")  # attacks.semantic.CHUNK_PARTS, the default first
 
 
 @dataclass(frozen=True)
