@@ -144,7 +144,8 @@ class SemanticMetrics:
 
     def format_table(self) -> str:
         """A plain-text table: one line per (metric, part), the attack beside the random baseline."""
-        head = f"{'metric':<22}{'part':<9}{self.selector + ' [95% CI]':<28}{'random [95% CI]':<28}{'n':>7}"
+        width = max([len("metric"), *(len(r.metric) for r in self.rows)]) + 2
+        head = f"{'metric':<{width}}{'part':<9}{self.selector + ' [95% CI]':<28}{'random [95% CI]':<28}{'n':>7}"
         lines = [head, "-" * len(head)]
         cells: dict[tuple[str, str, str], MetricRow] = {(r.metric, r.part, r.method): r for r in self.rows}
         seen: list[tuple[str, str]] = []
@@ -161,7 +162,7 @@ class SemanticMetrics:
             att = cells.get((metric, part, self.selector))
             rnd = cells.get((metric, part, "random"))
             n = (att or rnd).n if (att or rnd) else 0
-            lines.append(f"{metric:<22}{part:<9}{fmt(att):<28}{fmt(rnd):<28}{n:>7}")
+            lines.append(f"{metric:<{width}}{part:<9}{fmt(att):<28}{fmt(rnd):<28}{n:>7}")
         return "\n".join(lines)
 
 
