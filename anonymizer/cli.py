@@ -23,6 +23,7 @@ from anonymizer.verpart import VERPART_STRATEGIES
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import atomic_open
+from corpora.formats import FORMATS
 
 __all__ = ["main", "build_parser", "summarize"]
 
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-refine", action="store_true", help="skip REFINE (no joint clusters)")
     p.add_argument("--safe", action="store_true", help="apply safe disassociation (Awad2019) afterwards")
     p.add_argument("--seed", type=int, default=0, help="seed of the published sub-record order (default 0)")
-    p.add_argument("--format", default=None, help="input format: spmf, kdd, basket or jsonl (default: by extension)")
+    p.add_argument("--format", choices=FORMATS, default=None, help="input format (default: by extension)")
     p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
     p.add_argument("--truth", default=None, help="truth file to write (JSON, never publish it)")
     return p
@@ -106,11 +107,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_target(args.truth, "truth")
         if os.path.abspath(args.truth) == os.path.abspath(args.output):
             raise InputError(f"{args.truth}: the truth and the release must be different files")
-    if args.format is not None:
-        from corpora.formats import FORMATS
-
-        if args.format not in FORMATS:
-            raise InputError(f"--format: unknown format {args.format!r}; choose one of: {', '.join(FORMATS)}")
     from anonymizer.disassociate import disassociate, validate_parameters
 
     validate_parameters(None, args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
@@ -124,7 +120,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         from anonymizer.safe import safe_disassociate
 
         release, truth = safe_disassociate(release, truth, seed=args.seed)
-        release.params["safe"] = True
     seconds = time.perf_counter() - loaded
     load_seconds = loaded - start
     figures = summarize(dataset, release, truth)

@@ -61,7 +61,7 @@ def test_same_seed_same_bytes(tmp_path, fig2):
     (["-k", "2", "-m", "2", "--max-cluster-size", "5", "--horpart", "greedy"], "invalid choice"),
     (["-k", "x", "-m", "2", "--max-cluster-size", "5"], "invalid int"),
     (["-k", "2", "-m", "2"], "required"),
-    (["-k", "2", "-m", "2", "--max-cluster-size", "5", "--format", "xml"], "unknown format"),
+    (["-k", "2", "-m", "2", "--max-cluster-size", "5", "--format", "xml"], "--format: invalid choice: .xml."),
 ])
 def test_bad_input_raises_and_writes_nothing(tmp_path, fig2, args, pattern):
     out = tmp_path / "rel.json"
