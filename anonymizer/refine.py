@@ -89,7 +89,6 @@ __all__ = [
     "SharedChunk",
     "build_shared_chunks",
     "is_k_anonymous",
-    "is_km_anonymous",
     "refine",
     "refining_criterion",
 ]
@@ -134,20 +133,6 @@ class JointPlan:
 # ---------------------------------------------------------------------------------------------
 # Anonymity tests and the greedy grouping of the refining terms into shared chunks
 # ---------------------------------------------------------------------------------------------
-
-
-def is_km_anonymous(subrecords: Sequence[Collection[T]], k: int, m: int) -> bool:
-    """True if every itemset of at most ``m`` terms occurring in ``subrecords`` occurs >= k times.
-
-    Terrovitis2012 section 2 (k^m-anonymity) applied to one chunk. Plain counting, for small
-    chunks and for checking; :func:`build_shared_chunks` uses an incremental test.
-    """
-    counts: Counter = Counter()
-    for sub in subrecords:
-        items = sorted(set(sub), key=repr)
-        for size in range(1, min(m, len(items)) + 1):
-            counts.update(itertools.combinations(items, size))
-    return all(c >= k for c in counts.values())
 
 
 def is_k_anonymous(subrecords: Sequence[Collection[T]], k: int) -> bool:

@@ -17,11 +17,11 @@ from anonymizer.refine import (
     SharedChunk,
     build_shared_chunks,
     is_k_anonymous,
-    is_km_anonymous,
     refine,
     refining_criterion,
 )
 from anonymizer.verpart import VerticalPartition as VP
+from anonymizer.verpart import is_km_anonymous
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.toy import toy_dataset, toy_records
