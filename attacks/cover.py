@@ -21,8 +21,12 @@ Barakat2016 Algorithm 1 (quantitative privacy breach detection), as implemented 
   over its chunks (the same record can be counted in several chunks, so the maximum, as in the
   algorithm, not the sum); summed over clusters. It never exceeds the number of records.
 
-PEM (Awad2019 section 5.1.1) = vulnerable record chunks / record chunks, a chunk being vulnerable
-when it has a cover problem under Awad2019 Definition 3, whatever the knowledge (section 5.2.1).
+PEM (Awad2019 section 5.1.1) = vulnerable record chunks / record chunks, whatever the knowledge
+(section 5.2.1). A chunk is vulnerable when it has a cover problem under Awad2019 Definition 3 that
+can be linked to another record chunk of its cluster (section 3.3: "items in two distinct record
+chunks, from the same cluster"; Lemma 1's attack needs "an item in another record chunk");
+``pem_literal`` applies Definition 3 to every chunk, the only chunk of a cluster included (see
+:mod:`attacks.cover_problem`).
 Chunk numbers in reports are 0-based positions in the cluster's ``record_chunks``.
 """
 
@@ -47,7 +51,8 @@ class CoverProblem:
     """One cover problem: in ``cluster``'s record chunk ``chunk``, ``covered`` items are covered by ``covering``.
 
     ``definition`` is "awad2019" (whole chunk) or "barakat2016" (the prefix I_l(x) selected by
-    ``item`` of the later chunk ``item_chunk``). ``support`` is s(I, chunk).
+    ``item`` of the later chunk ``item_chunk``). ``support`` is s(I, chunk). ``linkable`` (Awad2019
+    problems only) says whether the cluster has another record chunk, i.e. whether PEM counts it.
     """
 
     cluster: str
@@ -58,11 +63,14 @@ class CoverProblem:
     support: int = 0
     item: str | None = None
     item_chunk: int | None = None
+    linkable: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         if self.item is None:
             del out["item"], out["item_chunk"]
+        if self.linkable is None:
+            del out["linkable"]
         return out
 
 
@@ -95,6 +103,8 @@ class CoverReport:
     pem: float
     record_chunks: int
     vulnerable_chunks: int
+    pem_literal: float
+    vulnerable_chunks_literal: int
     cover_problems: list[CoverProblem] = field(default_factory=list)
     breach_list: list[Breach] = field(default_factory=list)
     seconds: float = 0.0
@@ -170,6 +180,8 @@ def detect(release: Release, itemsets: Iterable[Sequence[str]], *, flat: FlatRel
         "pem": float(awad.vulnerable.sum() / n_chunks) if n_chunks else 0.0,
         "record_chunks": n_chunks,
         "vulnerable_chunks": int(awad.vulnerable.sum()),
+        "pem_literal": float(awad.vulnerable_literal.sum() / n_chunks) if n_chunks else 0.0,
+        "vulnerable_chunks_literal": int(awad.vulnerable_literal.sum()),
         "cover_problems": problems,
         "breach_list": breach_list,
     }
@@ -186,7 +198,8 @@ def _listings(flat: FlatRelease, awad: Any, rels: Any, rel_idx: np.ndarray, ys: 
     support = flat.key_support.tolist()
     problems: list[CoverProblem] = []
     covered_key = awad.covered_key
-    for c in np.flatnonzero(awad.vulnerable).tolist():
+    linkable = awad.vulnerable.tolist()
+    for c in np.flatnonzero(awad.vulnerable_literal).tolist():
         lo, hi = off[c], off[c + 1]
         flags = covered_key[lo:hi].tolist()
         names = [terms[key_item[i]] for i in range(lo, hi)]
@@ -194,7 +207,7 @@ def _listings(flat: FlatRelease, awad: Any, rels: Any, rel_idx: np.ndarray, ys: 
             cluster=cid[chunk_cluster[c]], chunk=chunk_index[c],
             covered=sorted(n for n, f in zip(names, flags, strict=True) if f),
             covering=sorted(n for n, f in zip(names, flags, strict=True) if not f),
-            definition="awad2019", support=int(awad.full_support[c])))
+            definition="awad2019", support=int(awad.full_support[c]), linkable=linkable[c]))
     x_key = rels.x_key.tolist()
     l_chunk = rels.l_chunk.tolist()
     prefix = rels.prefix.tolist()

@@ -53,14 +53,17 @@ def format_report(report: CoverReport, release_name: str, max_problems: int = 20
         f"breaches (Barakat2016 Algorithm 1, breach++ count): {report.breaches}",
         f"Algorithm 1 total (sum over clusters of the max per chunk): {report.algorithm1_total}",
         f"PEM (Awad2019): {report.vulnerable_chunks} / {report.record_chunks} record chunks = {report.pem:.4f}",
+        f"PEM, Definition 3 on every chunk (single-chunk clusters too): {report.vulnerable_chunks_literal} / "
+        f"{report.record_chunks} = {report.pem_literal:.4f}",
     ]
     for definition, title in (("awad2019", "Awad2019 Definition 3"), ("barakat2016", "Barakat2016 Definition 3")):
         found = [p for p in report.cover_problems if p.definition == definition]
         lines.append(f"cover problems ({title}): {len(found)}")
         for p in found[:max_problems]:
             via = f" for {p.item!r} of chunk {p.item_chunk}" if p.item is not None else ""
+            alone = " [only record chunk of its cluster: not in PEM]" if p.linkable is False else ""
             lines.append(f"  cluster {p.cluster} chunk {p.chunk}{via}: {_names(p.covered)} covered by "
-                         f"{_names(p.covering)} (s(I) = {p.support})")
+                         f"{_names(p.covering)} (s(I) = {p.support}){alone}")
         if len(found) > max_problems:
             lines.append(f"  ... and {len(found) - max_problems} more")
     lines.append(f"detector time: {report.seconds:.3f} s")

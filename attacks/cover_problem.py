@@ -9,6 +9,14 @@ of joint clusters are left out, as Barakat2016 section 3.2 footnote 2 does):
   treats the chunk {e},{e} as safe), and s(I_j) must be positive. When every item is covered
   (all non-empty sub-records equal I_j), the covering list is empty and each covered item is
   covered by the others.
+
+  Two readings of which chunks are *vulnerable* are kept side by side. Awad2019 section 3.3 calls
+  the cover problem "the ability to associate one-to-one or one-to-many items in two distinct
+  record chunks, from the same cluster", and the attack in the proof of its Lemma 1 takes "the
+  set {z, y} where y is an item in another record chunk R_Cl". So a chunk is vulnerable
+  (``AwadCovers.vulnerable``, what PEM counts) when it has a covered item *and* its cluster has
+  another record chunk to link it to. The condition of Definition 3 alone, applied to every chunk
+  including the only chunk of its cluster, is ``AwadCovers.vulnerable_literal`` (``pem_literal``).
 * **Barakat2016 Definition 3** (between an item x of chunk C_j and an earlier chunk C_l, l < j):
   I_l(x) = {y in C_l : s(y, C_l) >= s(x, C_j)}; a cover problem exists when
   s(I_l(x), C_l) = min_{y in I_l(x)} s(y, C_l); the items reaching that minimum are covered, the
@@ -131,9 +139,15 @@ def flatten(release: Release) -> FlatRelease:
 
 @dataclass
 class AwadCovers:
-    """Awad2019 Definition 3 for every record chunk: ``vulnerable[c]`` and the covered keys."""
+    """Awad2019 Definition 3 for every record chunk (see the module docstring for the two readings).
+
+    ``vulnerable_literal[c]``: chunk c meets Definition 3; ``vulnerable[c]``: it does and its
+    cluster has another record chunk (Awad2019 section 3.3, Lemma 1); ``covered_key``: the
+    (chunk, item) keys of the covered items; ``full_support``: s(I_j, C_j) per chunk.
+    """
 
     vulnerable: np.ndarray
+    vulnerable_literal: np.ndarray
     covered_key: np.ndarray
     full_support: np.ndarray
 
@@ -145,9 +159,12 @@ def awad_covers(flat: FlatRelease) -> AwadCovers:
     full = full.astype(np.int64)
     kc = flat.key_chunk
     covered = (flat.key_support == full[kc]) & (flat.chunk_nterms[kc] >= 2) & (full[kc] > 0)
-    vulnerable = np.zeros(n, dtype=bool)
-    vulnerable[kc[covered]] = True
-    return AwadCovers(vulnerable=vulnerable, covered_key=covered, full_support=full)
+    literal = np.zeros(n, dtype=bool)
+    literal[kc[covered]] = True
+    chunks_in_cluster = np.bincount(flat.chunk_cluster, minlength=len(flat.cluster_ids))
+    linkable = chunks_in_cluster[flat.chunk_cluster] >= 2
+    return AwadCovers(vulnerable=literal & linkable, vulnerable_literal=literal, covered_key=covered,
+                      full_support=full)
 
 
 @dataclass

@@ -201,6 +201,7 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
                 _row("breaches", rep.breaches, took, "cover", attacker),
                 _row("pem", rep.pem, took, "cover", attacker),
                 _row("vulnerable_chunks", rep.vulnerable_chunks, took, "cover", attacker),
+                _row("pem_literal", rep.pem_literal, took, "cover", attacker),
                 _row("cover_seconds", took, took, "cover", attacker),
             ]
 

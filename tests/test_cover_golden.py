@@ -136,3 +136,24 @@ def test_strong_attacker_from_release_breaches_every_cover_problem():
     report = run_cover_attack(awad_fig1(), "strong")
     assert report.knowledge_source == "release"
     assert report.breaches == 1 and report.vulnerable_records == 2
+
+
+def test_awad_fig1_pem_counts_the_linkable_chunk():
+    """Both readings agree on Figure 1: R_C1's cover problem can be linked to e of R_C2."""
+    report = run_cover_attack(awad_fig1(), "strong")
+    assert (report.vulnerable_chunks, report.pem) == (1, 0.5)
+    assert (report.vulnerable_chunks_literal, report.pem_literal) == (1, 0.5)
+    assert [p.linkable for p in report.cover_problems if p.definition == "awad2019"] == [True]
+
+
+def test_single_chunk_cluster_with_covered_items_is_not_vulnerable():
+    """Awad2019 section 3.3: a cover problem associates items "in two distinct record chunks, from
+    the same cluster"; with no other record chunk there is no y to link (Lemma 1), so PEM is 0.
+    Definition 3 on its own still flags the chunk (c and d are covered by a and b)."""
+    c1 = [("a", "b", "c", "d")] * 4 + [("a", "b")] * 2
+    release = Release({"k": 2, "m": 2, "max_cluster_size": 8}, [Cluster("P1", 6, [c1], ["z"])])
+    report = run_cover_attack(release, "strong")
+    assert (report.vulnerable_chunks, report.pem) == (0, 0.0)
+    assert (report.vulnerable_chunks_literal, report.pem_literal) == (1, 1.0)
+    [problem] = [p for p in report.cover_problems if p.definition == "awad2019"]
+    assert problem.covered == ["c", "d"] and problem.linkable is False

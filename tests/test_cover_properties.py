@@ -98,6 +98,9 @@ def test_detector_matches_naive_definitions(release, seed):
     assert report.record_chunks == n_chunks and 0 <= report.vulnerable_chunks <= n_chunks
     assert report.vulnerable_records <= release.n_records
     assert report.pem == (report.vulnerable_chunks / n_chunks if n_chunks else 0.0)
+    assert report.vulnerable_chunks_literal == len(got_a)
+    lone = {c.id for c in release.clusters if len(c.record_chunks) == 1}
+    assert report.vulnerable_chunks == len([p for p in got_a if p[0] not in lone])
     # The strong attacker of the release knows at most one itemset per record, all from cover relations.
     strong = run_cover_attack(release, "strong")
     assert strong.knowledge_size <= release.n_records
