@@ -2,7 +2,14 @@
 
 Every point is the mean over the runs that share its x value and its line (the seeds, and any
 other parameter the figure neither plots nor filters, which the figure's note names), with a 95%
-confidence interval from Student's t distribution (no band for a single run). Fractions are
+percentile-bootstrap interval of that mean (2,000 resamples of the runs, fixed seed). A
+percentile-bootstrap interval lies between the smallest and the largest run, so it never leaves
+the metric's range (Student's t intervals over 3 runs went below 0 for counts and seconds and
+above 100%). No band is drawn where the runs cannot differ: a point whose runs all give the same
+value (one release, a metric the seed does not touch) has no interval, and the note says so.
+Numeric x values are joined by lines; categories (methods, datasets) are drawn as points with
+error bars, never joined. The legend sits outside the axes and the note is wrapped to the
+figure's width. Every metric here is non-negative, so the y axis starts at 0. Fractions are
 drawn in percent. A dataset that stands in for a paper's dataset (kosarak for BMS-WebView,
 shipped text for EzineArticles) is named in the figure's note. Files are written atomically as
 ``figures/<id>.png`` and ``figures/<id>.svg``; ``report.md`` lists the figures with the table of
@@ -18,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from corpora.files import atomic_open, write_text_atomic
 from experiments.grid import RUN_PARAMS, Run
@@ -56,6 +65,26 @@ class SeriesPoint:
     high: float
     n: int
 
+    @property
+    def has_interval(self) -> bool:
+        """True when the runs differ, so there is an interval to draw."""
+        return self.high > self.low
+
+
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def bootstrap_interval(values: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of the mean of ``values`` (equal bounds when they cannot differ)."""
+    n = len(values)
+    if n < 2 or float(np.ptp(values)) == 0.0:
+        mean = float(values.mean()) if n else float("nan")
+        return mean, mean
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
 
 def _matches(value: Any, wanted: Any) -> bool:
     if isinstance(wanted, bool) or isinstance(value, bool):
@@ -91,8 +120,6 @@ def _num(v: Any) -> str:
 
 def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[str]]:
     """The points of ``plot`` from the tidy table, the parameters averaged over, the datasets drawn."""
-    from scipy import stats
-
     sel = df[(df["status"] == "ok") & (df["metric"].isin(plot.metrics))]
     for col, wanted in plot.where:
         mask = sel[col].map(lambda v, w=wanted: any(_matches(v, x) for x in w))
@@ -115,17 +142,12 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
         info = ALL_METRICS.get(key[0] if many else plot.metric)
         scale = 100.0 if info is not None and info.fraction else 1.0
         vals = part["value"].to_numpy(dtype=float) * scale
-        n = len(vals)
-        mean = float(vals.mean())
-        if n > 1:
-            half = float(stats.t.ppf(0.975, n - 1) * vals.std(ddof=1) / math.sqrt(n))
-        else:
-            half = 0.0
+        low, high = bootstrap_interval(vals)
         label = _group_label(plot.group_by, key[1:-1] if many else key[:-1])
         if many:
             name = ALL_METRICS[key[0]].label if key[0] in ALL_METRICS else str(key[0])
             label = name if not plot.group_by else f"{name}, {label}"
-        points.append(SeriesPoint(label, key[-1], mean, mean - half, mean + half, n))
+        points.append(SeriesPoint(label, key[-1], float(vals.mean()), low, high, len(vals)))
     return points, averaged, datasets
 
 
@@ -154,14 +176,15 @@ def _stand_in_note(spec: SweepSpec, datasets: Sequence[str], runs: Sequence[Run]
     return "; ".join(dict.fromkeys(notes))
 
 
-def _draw(spec: SweepSpec, plot: PlotSpec, points: list[SeriesPoint], note: str, directory: Path) -> list[Path]:
+def figure(plot: PlotSpec, points: list[SeriesPoint], note: str):
+    """The matplotlib figure of ``plot`` (the caller saves and closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = plt.subplots(figsize=(8.4, 4.4))
     groups: dict[str, list[SeriesPoint]] = {}
     for p in points:
         groups.setdefault(p.group, []).append(p)
@@ -172,12 +195,21 @@ def _draw(spec: SweepSpec, plot: PlotSpec, points: list[SeriesPoint], note: str,
             if p.x not in categories:
                 categories.append(p.x)
     markers = "osD^v<>Pph*X"
+    width = 0.6 / max(len(groups), 1)
     for i, (label, pts) in enumerate(groups.items()):
         pts = sorted(pts, key=lambda p: p.x if numeric else categories.index(p.x))
-        xs = [float(p.x) if numeric else categories.index(p.x) for p in pts]
-        (line,) = ax.plot(xs, [p.mean for p in pts], marker=markers[i % len(markers)], label=label, linewidth=1.4)
-        if any(p.n > 1 for p in pts):
-            ax.fill_between(xs, [p.low for p in pts], [p.high for p in pts], alpha=0.15, color=line.get_color())
+        marker = markers[i % len(markers)]
+        if numeric:
+            xs = [float(p.x) for p in pts]
+            (line,) = ax.plot(xs, [p.mean for p in pts], marker=marker, label=label, linewidth=1.4)
+            if any(p.has_interval for p in pts):
+                ax.fill_between(xs, [p.low for p in pts], [p.high for p in pts], alpha=0.15, color=line.get_color(),
+                                where=[p.has_interval for p in pts], interpolate=False, linewidth=0)
+        else:  # categories: points with error bars, side by side, never joined
+            xs = [categories.index(p.x) + (i - (len(groups) - 1) / 2) * width for p in pts]
+            err = [[p.mean - p.low for p in pts], [p.high - p.mean for p in pts]]
+            ax.errorbar(xs, [p.mean for p in pts], yerr=err if any(p.has_interval for p in pts) else None,
+                        fmt=marker, linestyle="none", capsize=3, label=label)
     if plot.logx:
         ax.set_xscale("log", base=2)
     if not numeric:
@@ -196,26 +228,39 @@ def _draw(spec: SweepSpec, plot: PlotSpec, points: list[SeriesPoint], note: str,
     ax.set_ylabel(_ylabel(plot))
     ax.set_title(textwrap.fill(_title(plot), 64), fontsize=10)
     ax.grid(True, alpha=0.3)
+    top = max((p.high for p in points), default=0.0)
+    ax.set_ylim(bottom=0, top=None if top > 0 else (100 if _is_fraction(plot) else 1))
     if groups:
-        ax.legend(fontsize=8, loc="best")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
     if note:
-        lines = textwrap.wrap(note, 125)
-        fig.text(0.01, 0.01, "\n".join(lines), fontsize=7, ha="left", va="bottom")
-        fig.tight_layout(rect=(0, 0.01 + 0.03 * len(lines), 1, 1))
-    else:
-        fig.tight_layout()
+        # about 1.9 characters per point of width at 7 pt: the note never runs past the figure
+        lines = textwrap.wrap(note, int(fig.get_figwidth() * 72 / 4.2))
+        fig.text(0.01, 0.0, "\n".join(lines), fontsize=7, ha="left", va="top", transform=fig.transFigure)
+    return fig
+
+
+def _draw(plot: PlotSpec, points: list[SeriesPoint], note: str, directory: Path) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    fig = figure(plot, points, note)
     paths = []
     figdir = directory / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
     for ext, meta in (("png", {"Software": None}), ("svg", {"Date": None})):
         path = figdir / f"{plot.id}.{ext}"
         buf = io.BytesIO()
-        fig.savefig(buf, format=ext, dpi=120, metadata=meta)
+        fig.savefig(buf, format=ext, dpi=120, metadata=meta, bbox_inches="tight", pad_inches=0.1)
         with atomic_open(path, "wb") as handle:
             handle.write(buf.getvalue())
         paths.append(path)
     plt.close(fig)
     return paths
+
+
+def _is_fraction(plot: PlotSpec) -> bool:
+    infos = [ALL_METRICS.get(m) for m in plot.metrics]
+    return bool(infos) and all(i is not None and i.fraction for i in infos)
 
 
 def _ylabel(plot: PlotSpec) -> str:
@@ -264,10 +309,14 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
         nseeds = sorted({p.n for p in points})
         if nseeds == [1]:
             notes.append("one run per point (no interval)")
+        elif nseeds and not any(p.has_interval for p in points):
+            notes.append(f"the {'/'.join(map(str, nseeds))} runs per point give the same value "
+                         "(one release per point): no interval")
         elif nseeds:
-            notes.append(f"mean and 95% interval over {'/'.join(map(str, nseeds))} runs per point")
+            notes.append(f"mean and 95% percentile-bootstrap interval over {'/'.join(map(str, nseeds))} runs per "
+                         "point (no band where the runs agree)")
         note = "; ".join(notes)
-        paths = _draw(spec, plot, points, note, directory)
+        paths = _draw(plot, points, note, directory)
         figures.extend(paths)
         ylabel = _ylabel(plot)
         title = _title(plot)
