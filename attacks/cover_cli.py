@@ -91,6 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             original = load_dataset(args.original)
         knowledge = make_knowledge(release, args.attacker, args.seed, truth=truth, original=original,
                                    moderate_share=args.moderate_share)
+    vocabulary = str(knowledge.details.get("vocabulary", "")) if knowledge.attacker == "weak" else ""
+    if vocabulary and not vocabulary.startswith("wordnet:"):
+        print(f"note: WordNet not found (install Debian's wordnet-base); the weak attacker's external words "
+              f"come from {vocabulary}", file=sys.stderr)
     if args.save_knowledge:
         save_knowledge(knowledge, args.save_knowledge)
     report = run_cover_attack(release, args.attacker, args.seed, args.moderate_share, knowledge)

@@ -113,3 +113,22 @@ def test_cli_on_disassociated_data(tmp_path, capsys):
         assert attacks_main(["cover", str(rel), "--attacker", attacker, "--seed", "3", "--json"]) == 0
         out = json.loads(capsys.readouterr().out)
         assert 0 <= out["vulnerable_records"] <= 120
+
+
+@pytest.mark.parametrize("found", [True, False])
+def test_weak_attacker_says_in_one_line_when_wordnet_is_missing(tmp_path, capsys, monkeypatch, found):
+    import attacks.knowledge as K
+
+    words = tuple(f"word{i}" for i in range(40))
+    source = "wordnet:/usr/share/wordnet" if found else "glove-6b-vocabulary"
+    monkeypatch.setattr(K, "external_vocabulary", lambda: (source, words))
+    rel = tmp_path / "r.json"
+    save_release(awad_fig1(), rel)
+    assert attacks_main(["cover", str(rel), "--attacker", "weak", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["knowledge_source"] == f"release+{source}"
+    notes = [line for line in captured.err.splitlines() if line]
+    if found:
+        assert notes == []
+    else:
+        assert len(notes) == 1 and "WordNet not found" in notes[0] and "glove-6b-vocabulary" in notes[0]
