@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 from corpora.errors import InputError
 from corpora.formats import FORMATS, write_dataset
 from corpora.registry import list_datasets, load_dataset
+from corpora.shaped import SHAPED_STAND_INS, compare
 
 __all__ = ["main"]
 
@@ -110,6 +111,9 @@ def _cmd_stats(argv: Sequence[str]) -> int:
     print(f"avg length:       {stats['avg_length']:.3f}")
     print(f"max length:       {stats['max_length']:,}")
     print(f"density:          {stats['density']:.4f}  (distinct terms / term occurrences)")
+    shaped = SHAPED_STAND_INS.get(args.source.strip().lower())
+    if shaped is not None:
+        print(f"paper:            {compare(ds, shaped.like)}")
     return 0
 
 

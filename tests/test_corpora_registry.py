@@ -175,4 +175,4 @@ def test_list_datasets():
     assert infos["kosarak10k"].present and infos["kosarak10k"].records == 10_000
     assert infos["bms-pos"].kind == "download" and infos["bms-pos"].records == 515_597
     assert infos["terrovitis2012-fig2"].records == 10
-    assert {i.kind for i in infos.values()} == {"packaged", "download", "toy", "synthetic"}
+    assert {i.kind for i in infos.values()} == {"packaged", "download", "stand-in", "toy", "synthetic"}

@@ -1,0 +1,47 @@
+"""Stand-ins shaped like the papers' KDD Cup 2000 datasets (corpora.shaped)."""
+
+import pytest
+
+from corpora.registry import dataset_names, list_datasets, load_dataset
+from corpora.shaped import PAPER_STATISTICS, compare, shape_like
+
+
+@pytest.fixture(scope="module")
+def kosarak():
+    return load_dataset("kosarak25k")
+
+
+@pytest.mark.parametrize("name, like", [("wv1-shaped", "bms-webview-1"), ("pos-shaped", "bms-pos")])
+def test_stand_in_matches_the_papers_domain_and_average_length(name, like):
+    ds = load_dataset(name)
+    paper = PAPER_STATISTICS[like]
+    assert len(ds.vocabulary) == paper.items
+    assert abs(float(ds.lengths.mean()) - paper.avg_length) < 0.1
+    assert ds.lengths.min() >= 1
+    line = compare(ds, like)
+    assert f"{paper.records:,} records" in line and f"{len(ds):,} records" in line
+
+
+def test_records_are_real_records_cut_to_the_kept_items(kosarak):
+    ds = shape_like(kosarak, 50, 1.8, seed=3)
+    kept = set(ds.vocabulary)
+    base = {frozenset(r) & kept for r in kosarak}
+    assert all(frozenset(r) in base for r in ds)
+    top = sorted(range(len(kosarak.vocabulary)), key=lambda t: (-int(kosarak.term_supports()[t]), t))[:50]
+    assert kept == {kosarak.vocabulary[t] for t in top}
+
+
+def test_shaping_is_seeded(kosarak):
+    assert shape_like(kosarak, 200, 2.0, seed=1) == shape_like(kosarak, 200, 2.0, seed=1)
+    assert shape_like(kosarak, 200, 2.0, seed=1) != shape_like(kosarak, 200, 2.0, seed=2)
+
+
+def test_no_thinning_when_the_records_are_already_short(kosarak):
+    ds = shape_like(kosarak, 300, 50.0)
+    assert len(ds) == sum(1 for r in kosarak if r & set(ds.vocabulary))
+
+
+def test_registry_lists_the_stand_ins():
+    assert {"wv1-shaped", "wv2-shaped", "pos-shaped"} <= set(dataset_names())
+    kinds = {i.name: i.kind for i in list_datasets()}
+    assert kinds["wv1-shaped"] == "stand-in"
