@@ -72,6 +72,7 @@ _LIST = [
     MetricInfo("vulnerable_records", "cover", "vulnerable records", unit="count"),
     MetricInfo("vulnerable_records_share", "cover", "vulnerable records", fraction=True),
     MetricInfo("breaches", "cover", "privacy breaches", unit="count"),
+    MetricInfo("algorithm1_total", "cover", "Algorithm 1 total (sum of per-cluster maxima)", unit="count"),
     MetricInfo("pem", "cover", "PEM (vulnerable record chunks)", fraction=True),
     MetricInfo("vulnerable_chunks", "cover", "vulnerable record chunks", unit="count"),
     MetricInfo("pem_literal", "cover", "PEM, Definition 3 on every chunk", fraction=True, default=False),

@@ -188,17 +188,23 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     attacks = config.get("attacks") or {}
     if "cover" in attacks:
         from attacks.cover import run_cover_attack
+        from attacks.knowledge import make_knowledge
 
         cov = attacks["cover"]
         for attacker in cov["attackers"]:
-            rep = run_cover_attack(published, attacker=attacker, seed=seed,
-                                   moderate_share=float(cov["moderate_share"]), list_problems=False)
+            # Barakat2016 section 6 simulates attackers from the real records ("a strict subset of D"):
+            # a sweep has the truth, so knowledge comes from it, never from a reconstruction.
+            knowledge = make_knowledge(published, attacker, seed, truth=published_truth,
+                                       moderate_share=float(cov["moderate_share"]))
+            rep = run_cover_attack(published, attacker=attacker, seed=seed, knowledge=knowledge,
+                                   list_problems=False)
             took = rep.seconds  # the detector alone (Barakat2016 Figure 5), not the knowledge simulation
             n = rep.n_records
             rows += [
                 _row("vulnerable_records", rep.vulnerable_records, took, "cover", attacker),
                 _row("vulnerable_records_share", rep.vulnerable_records / n if n else 0.0, took, "cover", attacker),
                 _row("breaches", rep.breaches, took, "cover", attacker),
+                _row("algorithm1_total", rep.algorithm1_total, took, "cover", attacker),
                 _row("pem", rep.pem, took, "cover", attacker),
                 _row("vulnerable_chunks", rep.vulnerable_chunks, took, "cover", attacker),
                 _row("pem_literal", rep.pem_literal, took, "cover", attacker),
