@@ -92,3 +92,27 @@ def test_shipped_sweeps_validate(name):
             if col == "dataset":
                 assert set(values) <= labels, (plot.id, values)
     assert used <= {"dataset"}
+
+
+def test_sweep_attackers_know_real_records(tmp_path, monkeypatch):
+    """Barakat2016 section 6: the moderate attacker knows 2-combinations of a strict subset of the
+    real records D, the strong one of every record; a sweep has the truth and must use it."""
+    import attacks.knowledge as K
+
+    sources = []
+    real = K.make_knowledge
+
+    def spy(release, attacker, seed=0, **kw):
+        made = real(release, attacker, seed, **kw)
+        sources.append((attacker, made.source))
+        return made
+
+    monkeypatch.setattr(K, "make_knowledge", spy)
+    spec = {"name": "attackers", "datasets": [{"name": "terrovitis2012-fig2", "grid": {"k": 2, "max_cluster_size": 6}}],
+            "grid": {"m": 2}, "attacks": {"cover": {"attackers": ["strong", "moderate", "weak"]}},
+            "metrics": ["pem", "algorithm1_total"], "plots": []}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    assert run_cli(main, [str(path), "--results", str(tmp_path / "r")]) == 0
+    assert dict(sources)["strong"] == "truth" and dict(sources)["moderate"] == "truth"
+    assert dict(sources)["weak"].startswith("release+")
