@@ -194,6 +194,8 @@ def figure(plot: PlotSpec, points: list[SeriesPoint], note: str):
         for p in points:
             if p.x not in categories:
                 categories.append(p.x)
+        listed = dict(plot.where).get(plot.x, ())  # categories keep the order the sweep lists them in
+        categories.sort(key=lambda c: next((i for i, w in enumerate(listed) if _matches(c, w)), len(listed)))
     markers = "osD^v<>Pph*X"
     width = 0.6 / max(len(groups), 1)
     for i, (label, pts) in enumerate(groups.items()):

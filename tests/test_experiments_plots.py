@@ -89,3 +89,18 @@ def test_note_is_wrapped_inside_the_figure_width():
     [note] = fig.texts
     assert note.get_window_extent().x1 <= fig.bbox.x1
     plt.close(fig)
+
+
+def test_categories_keep_the_order_the_sweep_lists():
+    import matplotlib.pyplot as plt
+
+    listed = ("domain 1k", "domain 2.5k", "domain 10k")
+    plot = PlotSpec("by_domain", ("pem",), "dataset", (), where=(("dataset", listed),))
+    frames = []
+    for name in ("domain 10k", "domain 1k", "domain 2.5k"):
+        f = frame({10: [0.1, 0.2]})
+        f["dataset"] = name
+        frames.append(f)
+    fig = figure(plot, aggregate(pd.concat(frames), plot)[0], "")
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["domain 1k", "domain 2.5k", "domain 10k"]
+    plt.close(fig)
