@@ -1,0 +1,185 @@
+"""A paper's stated results beside ours, computed from a sweep's results table.
+
+A sweep file may list ``claims``: what a paper states about one line of one of its figures, with
+the paper's numbers where it gives them. After a sweep, every claim is evaluated on
+``results.csv`` (never typed by hand) and written into ``report.md`` as a table: the paper's
+statement and numbers, ours at the same x values, and a verdict:
+
+* ``trend`` (``rising``, ``falling`` or ``flat``): the sign of the change between the first and
+  the last x of our means, with ``flat`` meaning a change of at most ``tolerance`` (in the units the
+  figure plots: percent for fractions). A claimed trend matches when ours has the same sign and,
+  for ``rising``/``falling``, moves by more than ``tolerance``.
+* ``paper`` values without a trend: each of ours must lie within ``tolerance`` of the paper's.
+
+``reason`` says, for a claim that differs, what was measured to explain it (data, setting or
+reading); the report prints it beside the verdict. ``python -m experiments.claims README.md
+results/`` copies each sweep's table into the README between ``<!-- claims:NAME -->`` and
+``<!-- /claims:NAME -->`` markers, so the README's tables are the sweeps' own output.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corpora.errors import InputError, run_cli
+from corpora.files import write_text_atomic
+from experiments.metrics import ALL_METRICS
+
+__all__ = ["TRENDS", "Claim", "ClaimResult", "claims_from_mapping", "evaluate_claim", "claims_table", "update_readme",
+           "main"]
+
+TRENDS = ("rising", "falling", "flat")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One stated result: ``metric`` against ``x`` on the rows ``where`` selects."""
+
+    id: str
+    statement: str
+    metric: str
+    x: str
+    where: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    paper: tuple[tuple[float, float], ...] = ()
+    """(x, the paper's value) pairs, in the plotted units (percent for fractions)."""
+    trend: str | None = None
+    tolerance: float = 0.0
+    reason: str = ""
+
+
+@dataclass
+class ClaimResult:
+    """A claim evaluated on a results table."""
+
+    claim: Claim
+    ours: dict[float, float] = field(default_factory=dict)
+    """Our mean at every x of the selected rows (plotted units)."""
+    verdict: str = "no data"
+
+
+def _scale(metric: str) -> float:
+    info = ALL_METRICS.get(metric)
+    return 100.0 if info is not None and info.fraction else 1.0
+
+
+def evaluate_claim(df, claim: Claim) -> ClaimResult:
+    """Our numbers for ``claim`` from the tidy results frame ``df`` and the verdict."""
+    from experiments.plots import _matches
+
+    sel = df[(df["status"] == "ok") & (df["metric"] == claim.metric) & df["value"].notna()]
+    for col, wanted in claim.where:
+        sel = sel[sel[col].map(lambda v, w=wanted: any(_matches(v, x) for x in w)).astype(bool)]
+    result = ClaimResult(claim)
+    if sel.empty:
+        return result
+    means = sel.groupby(claim.x)["value"].mean() * _scale(claim.metric)
+    result.ours = {float(x): float(v) for x, v in means.items()}
+    xs = sorted(result.ours)
+    ok = True
+    if claim.trend is not None:
+        change = result.ours[xs[-1]] - result.ours[xs[0]]
+        if claim.trend == "flat":
+            ok = abs(change) <= claim.tolerance
+        else:
+            ok = (change > claim.tolerance) if claim.trend == "rising" else (change < -claim.tolerance)
+    elif claim.paper:
+        for x, value in claim.paper:
+            ours = result.ours.get(float(x))
+            ok = ok and ours is not None and abs(ours - value) <= claim.tolerance
+    result.verdict = "matches" if ok else "differs"
+    return result
+
+
+def _fmt(v: float | None) -> str:
+    if v is None or math.isnan(v):
+        return "-"
+    return f"{v:.3g}"
+
+
+def _values(pairs: Sequence[tuple[float, float]], x: str) -> str:
+    return ", ".join(f"{x}={_fmt(float(a))}: {_fmt(b)}" for a, b in pairs)
+
+
+def claims_table(results: Sequence[ClaimResult]) -> list[str]:
+    """Markdown lines: one row per claim (paper, ours at the paper's x values and at the ends, verdict)."""
+    lines = ["| claim | paper | ours | verdict | why it differs (measured) |", "|---|---|---|---|---|"]
+    for r in results:
+        c = r.claim
+        unit = " (%)" if _scale(c.metric) == 100.0 else ""
+        paper = _values(c.paper, c.x) if c.paper else "-"
+        if c.trend:
+            paper = f"{c.trend}; {paper}" if c.paper else c.trend
+        xs = [float(x) for x, _ in c.paper] if c.paper else []
+        if r.ours:
+            ends = sorted(r.ours)
+            xs = sorted(set(xs) | {ends[0], ends[-1]})
+        ours = _values([(x, r.ours.get(x, float("nan"))) for x in xs], c.x) if r.ours else "no data"
+        reason = c.reason.replace("|", "\\|") if r.verdict == "differs" else ""
+        lines.append(f"| {c.statement} [{c.metric}{unit} vs {c.x}] | {paper} | {ours} | {r.verdict} | {reason} |")
+    return lines
+
+
+_MARK = re.compile(r"(<!-- claims:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /claims:(?P=name) -->)", re.S)
+
+
+def update_readme(readme: Path, results_dir: Path) -> list[str]:
+    """Replace each marked block of ``readme`` by ``results_dir/NAME/claims.md``; return the names done."""
+    text = readme.read_text(encoding="utf-8")
+    done: list[str] = []
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group("name")
+        table = results_dir / name / "claims.md"
+        if not table.is_file():
+            raise InputError(f"{table}: no claims table (run the sweep {name!r} first)")
+        done.append(name)
+        return match.group(1) + table.read_text(encoding="utf-8").rstrip("\n") + "\n" + match.group(4)
+
+    new = _MARK.sub(fill, text)
+    if not done:
+        raise InputError(f"{readme}: no <!-- claims:NAME --> ... <!-- /claims:NAME --> block")
+    write_text_atomic(readme, new)
+    return done
+
+
+def claims_from_mapping(raw: Mapping[str, Any]) -> Claim:
+    """A claim from an already validated mapping (see :mod:`experiments.schema`)."""
+    return Claim(
+        id=str(raw["id"]), statement=str(raw["statement"]), metric=str(raw["metric"]), x=str(raw["x"]),
+        where=tuple((str(k), tuple(v) if isinstance(v, list | tuple) else (v,))
+                    for k, v in (raw.get("where") or {}).items()),
+        paper=tuple((float(a), float(b)) for a, b in (raw.get("paper") or {}).items()),
+        trend=raw.get("trend"), tolerance=float(raw.get("tolerance", 0.0)), reason=str(raw.get("reason", "")))
+
+
+def _main(argv: Sequence[str]) -> int:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            raise InputError(f"experiments.claims: {message}")
+
+    parser = Parser(prog="python -m experiments.claims",
+                    description="Copy each sweep's paper-vs-ours table into a README.")
+    parser.add_argument("readme", type=Path)
+    parser.add_argument("results", type=Path, nargs="?", default=Path("results"))
+    args = parser.parse_args(list(argv))
+    if not args.readme.is_file():
+        raise InputError(f"{args.readme}: no such file")
+    names = update_readme(args.readme, args.results)
+    print(f"{args.readme}: updated the claims of {', '.join(names)}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_cli(_main, list(sys.argv[1:] if argv is None else argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

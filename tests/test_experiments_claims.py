@@ -1,0 +1,51 @@
+"""Paper-vs-ours claims computed from a sweep's results (experiments.claims)."""
+
+import pandas as pd
+import pytest
+
+from experiments.claims import Claim, claims_table, evaluate_claim, main, update_readme
+
+
+def rows(values_by_x, metric="pem", dataset="BMS1"):
+    return pd.DataFrame([{"status": "ok", "metric": metric, "dataset": dataset, "max_cluster_size": x,
+                          "seed": s, "value": v}
+                         for x, vs in values_by_x.items() for s, v in enumerate(vs)])
+
+
+RISING = Claim("awad-fig4", "PEM rises with delta", "pem", "max_cluster_size", (("dataset", ("BMS1",)),),
+               paper=((10, 17.0), (60, 52.0)), trend="rising", tolerance=1.0,
+               reason="single-chunk clusters dominate")
+
+
+def test_a_rising_claim_matches_a_rising_line():
+    r = evaluate_claim(rows({10: [0.2, 0.22], 30: [0.3, 0.3], 60: [0.5, 0.52]}), RISING)
+    assert r.verdict == "matches" and r.ours[10.0] == pytest.approx(21.0) and r.ours[60.0] == pytest.approx(51.0)
+
+
+def test_a_falling_line_differs_and_the_reason_is_printed():
+    r = evaluate_claim(rows({10: [0.7], 60: [0.3]}), RISING)
+    assert r.verdict == "differs"
+    [header, rule, line] = claims_table([r])
+    assert "| differs | single-chunk clusters dominate |" in line
+    assert "max_cluster_size=10: 17" in line and "max_cluster_size=10: 70" in line
+
+
+def test_values_within_tolerance_and_no_data():
+    claim = Claim("t7a", "tKd about 5%", "tkd", "max_cluster_size", paper=((30, 5.0),), tolerance=2.0)
+    df = rows({30: [0.06, 0.065]}, metric="tkd")
+    assert evaluate_claim(df, claim).verdict == "matches"
+    assert evaluate_claim(rows({30: [0.5]}, metric="tkd"), claim).verdict == "differs"
+    assert evaluate_claim(rows({30: [0.5]}, metric="pem"), claim).verdict == "no data"
+
+
+def test_readme_blocks_are_filled_from_the_results(tmp_path, capsys):
+    (tmp_path / "r" / "awad2019").mkdir(parents=True)
+    (tmp_path / "r" / "awad2019" / "claims.md").write_text("| claim |\n|---|\n| x |\n")
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- claims:awad2019 -->\nold table\n<!-- /claims:awad2019 -->\nend\n")
+    assert update_readme(readme, tmp_path / "r") == ["awad2019"]
+    table = "| claim |\n|---|\n| x |\n"
+    assert readme.read_text() == f"intro\n<!-- claims:awad2019 -->\n{table}<!-- /claims:awad2019 -->\nend\n"
+    readme.write_text("<!-- claims:barakat2016 -->\n<!-- /claims:barakat2016 -->\n")
+    assert main([str(readme), str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
