@@ -67,6 +67,8 @@ class Component:
     """The shared chunks of every joint cluster of the component."""
     forbidden: list[dict[str, frozenset[int]]] = field(default_factory=list)
     """Per shared chunk: term -> positions of the leaves that cannot receive a sub-record holding it."""
+    reach: list[frozenset[int]] = field(default_factory=list)
+    """Per shared chunk: positions of the leaves of its joint cluster (the only records it can go to)."""
 
 
 @dataclass
@@ -142,6 +144,7 @@ def components(release: Mapping) -> list[Component]:
                     forbidden[t] = frozenset(blocked)
                 comp.shared.append(subs)
                 comp.forbidden.append(forbidden)
+                comp.reach.append(frozenset(pos[n] for n in leaves_of(jid)))
         out.append(comp)
     return out
 
@@ -195,28 +198,29 @@ def _merge(content: tuple, piece: Piece | None) -> tuple:
 def _states(comp: Component, limit: int) -> set[State]:
     start: Counter = Counter({(i, ()): leaf.size for i, leaf in enumerate(comp.leaves)})
     states: set[State] = {tuple(sorted(start.items()))}
-    steps: list[tuple[list[Piece], Callable, int | None]] = []
+    steps: list[tuple[list[Piece], Callable, frozenset[int] | None]] = []
     for i, leaf in enumerate(comp.leaves):
         for chunk in leaf.record_chunks:
-            steps.append((chunk, lambda rec, p: True, i))
-    for subs, forbidden in zip(comp.shared, comp.forbidden, strict=True):
+            steps.append((chunk, lambda rec, p: True, frozenset([i])))
+    for subs, forbidden, reach in zip(comp.shared, comp.forbidden, comp.reach, strict=True):
         def fits(rec, p, forbidden=forbidden):
             if p is NOTHING:
                 return True
             leaf_pos, content = rec
             return not (p & set(content)) and all(leaf_pos not in forbidden[t] for t in p)
-        steps.append((subs, fits, None))
-    for subs, fits, leaf_pos in steps:
+        steps.append((subs, fits, reach))
+    n_record_steps = sum(len(leaf.record_chunks) for leaf in comp.leaves)
+    for step, (subs, fits, reach) in enumerate(steps):
         nxt: set[State] = set()
         for state in states:
-            records = [(rec, n) for rec, n in state if leaf_pos is None or rec[0] == leaf_pos]
-            kept = [(rec, n) for rec, n in state if not (leaf_pos is None or rec[0] == leaf_pos)]
+            records = [(rec, n) for rec, n in state if rec[0] in reach]
+            kept = [(rec, n) for rec, n in state if rec[0] not in reach]
             n_records = sum(n for _, n in records)
             padding = n_records - len(subs)
             if padding < 0:
                 continue
             pieces = Counter(subs)
-            pieces[frozenset() if leaf_pos is not None else NOTHING] += padding
+            pieces[frozenset() if step < n_record_steps else NOTHING] += padding
             for assignment in _distribute(records, pieces, fits):
                 out: Counter = Counter(dict(kept))
                 for (lp, content), piece, n in assignment:
