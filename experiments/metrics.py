@@ -65,7 +65,7 @@ _LIST = [
     MetricInfo("re", "utility", "re (relative error)", default=False),
     MetricInfo("re_a", "utility", "re-a (relative error)", default=False),
     MetricInfo("tlost", "utility", "tlost", fraction=True, default=False),
-    MetricInfo("rae", "utility", "RAE (relative association error)", default=False),
+    MetricInfo("rae", "utility", "RAE (relative association error)", fraction=True, default=False),  # % as Awad2019 Fig. 6
     MetricInfo("utility_seconds", "utility", "utility measurement time", unit="s", default=False),
     MetricInfo("rlm", "safe", "RLM (relative loss)", fraction=True),
     MetricInfo("safe_seconds", "safe", "safe disassociation time", unit="s"),
