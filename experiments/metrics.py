@@ -65,7 +65,8 @@ _LIST = [
     MetricInfo("re", "utility", "re (relative error)", default=False),
     MetricInfo("re_a", "utility", "re-a (relative error)", default=False),
     MetricInfo("tlost", "utility", "tlost", fraction=True, default=False),
-    MetricInfo("rae", "utility", "RAE (relative association error)", fraction=True, default=False),  # % as Awad2019 Fig. 6
+    # RAE is drawn in percent, the unit of Awad2019 Figure 6 ("between 1% for BMS1 and 0.1% for BMS2")
+    MetricInfo("rae", "utility", "RAE (relative association error)", fraction=True, default=False),
     MetricInfo("utility_seconds", "utility", "utility measurement time", unit="s", default=False),
     MetricInfo("rlm", "safe", "RLM (relative loss)", fraction=True),
     MetricInfo("safe_seconds", "safe", "safe disassociation time", unit="s"),
