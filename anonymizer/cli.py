@@ -4,25 +4,28 @@ Disassociates a dataset (a file, or a name known to :mod:`corpora.registry`) and
 release, and optionally the truth, atomically: both files appear together at the end or none
 does. Prints a short summary: clusters, joint clusters, record chunks, the share of term
 occurrences left in term chunks, tlost (Terrovitis2012 section 7.1) and the seconds taken.
+
+The seed of the random choices is secret (:mod:`anonymizer.seeds`): without ``--seed`` it is drawn
+from the operating system's entropy; either way it goes to the truth file only, never to the
+release. Output paths are checked before any work starts (:func:`corpora.files.check_output_paths`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import NoReturn
 
 from anonymizer.horpart import HORPART_STRATEGIES
 from anonymizer.release import Release, Truth
+from anonymizer.seeds import new_seed, seed_argument
 from anonymizer.verpart import VERPART_STRATEGIES
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
-from corpora.files import atomic_open
+from corpora.files import atomic_open, check_output_paths
 from corpora.formats import FORMATS
 
 __all__ = ["main", "build_parser", "summarize"]
@@ -51,7 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="VERPART variant (AlShuhail2021 3.3.3)")
     p.add_argument("--no-refine", action="store_true", help="skip REFINE (no joint clusters)")
     p.add_argument("--safe", action="store_true", help="apply safe disassociation (Awad2019) afterwards")
-    p.add_argument("--seed", type=int, default=0, help="seed of the published sub-record order (default 0)")
+    p.add_argument("--seed", type=seed_argument, default=None,
+                   help="secret seed of the random choices (sub-record order, safe disassociation's ghosts), "
+                        "0..2**128-1; default: drawn from the operating system's entropy. The seed is written "
+                        "to the truth file, never to the release; keep it secret: a small or reused seed can "
+                        "be guessed, and whoever knows it can undo the shuffles and find the ghost records")
     p.add_argument("--format", choices=FORMATS, default=None, help="input format (default: by extension)")
     p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
     p.add_argument("--truth", default=None, help="truth file to write (JSON, never publish it)")
@@ -62,15 +69,6 @@ def _load(source: str, fmt: str | None) -> TransactionDataset:
     from corpora.registry import load_dataset
 
     return load_dataset(source, format=fmt)
-
-
-def _check_target(path: str, what: str) -> None:
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise InputError(f"{path}: the folder for the {what} file does not exist")
-    if target.is_dir():
-        raise InputError(f"{path}: is a directory, expected a {what} file name")
 
 
 def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> dict[str, float | int]:
@@ -102,11 +100,7 @@ def _write(release: Release, truth: Truth | None, release_path: str, truth_path:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the disassociation command line; returns the exit status (InputError for bad input)."""
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    _check_target(args.output, "release")
-    if args.truth is not None:
-        _check_target(args.truth, "truth")
-        if os.path.abspath(args.truth) == os.path.abspath(args.output):
-            raise InputError(f"{args.truth}: the truth and the release must be different files")
+    check_output_paths({"release": args.output, "truth": args.truth}, {"input dataset": args.input})
     from anonymizer.disassociate import disassociate, validate_parameters
 
     validate_parameters(None, args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
@@ -114,12 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     dataset = _load(args.input, args.format)
     validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
     loaded = time.perf_counter()
+    seed = new_seed() if args.seed is None else args.seed
     release, truth = disassociate(dataset, args.k, args.m, args.max_cluster_size, horpart=args.horpart,
-                                  verpart=args.verpart, refine=not args.no_refine, seed=args.seed)
+                                  verpart=args.verpart, refine=not args.no_refine, seed=seed)
     if args.safe:
         from anonymizer.safe import safe_disassociate
 
-        release, truth = safe_disassociate(release, truth, seed=args.seed)
+        release, truth = safe_disassociate(release, truth, seed=seed)
     seconds = time.perf_counter() - loaded
     load_seconds = loaded - start
     figures = summarize(dataset, release, truth)

@@ -20,9 +20,10 @@ import time
 from collections.abc import Sequence
 
 from anonymizer.release import load_release
+from anonymizer.seeds import seed_argument
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
-from corpora.files import atomic_open
+from corpora.files import atomic_open, check_output_paths
 
 __all__ = ["main", "load_input_dataset"]
 
@@ -81,11 +82,12 @@ def _reconstruct(argv: Sequence[str]) -> int:
     parser = _Parser(prog="python -m anonymizer reconstruct",
                      description="Sample one dataset of the inverse transformation (Terrovitis2012 section 5).")
     parser.add_argument("release", help="release JSON file")
-    parser.add_argument("--seed", type=_nonneg_int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=seed_argument, default=0, help="random seed (default 0)")
     parser.add_argument("--term-rule", choices=TERM_RULES, default="one",
                         help="records per term-chunk term: one (default) or uniform in 1..k-1")
     parser.add_argument("-o", "--output", required=True, help="output JSON-lines file")
     args = parser.parse_args(argv)
+    check_output_paths({"reconstruction": args.output}, {"release": args.release})
     release = load_release(args.release)
     start = time.perf_counter()
     ds = reconstruct(release, seed=args.seed, term_rule=args.term_rule)
@@ -107,7 +109,7 @@ def _utility(argv: Sequence[str]) -> int:
     parser.add_argument("release", help="release JSON file")
     parser.add_argument("--reconstructions", type=_pos_int, default=1, help="reconstructions to average (default 1)")
     parser.add_argument("--top-k", type=_pos_int, default=1000, help="K of tKd (default 1000)")
-    parser.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the first reconstruction (default 0)")
+    parser.add_argument("--seed", type=seed_argument, default=0, help="seed of the first reconstruction (default 0)")
     parser.add_argument("--re-range", type=_nonneg_int, nargs=2, default=(200, 220), metavar=("START", "END"),
                         help="0-based, half-open support ranks of the re terms (default 200 220)")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")

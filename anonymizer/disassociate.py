@@ -3,14 +3,15 @@ builder that turns the partitions into a published :class:`~anonymizer.release.R
 secret :class:`~anonymizer.release.Truth`.
 
 Publishing order (Terrovitis2012 section 3: "the order of the subrecords that fall in a chunk is
-randomized"). The seed is published in the release parameters, so a plain seeded shuffle of the
-records' own order could be replayed by anyone to undo it. Here every chunk's sub-records are
-first put in a *content order* (a fixed 64-bit set hash of each sub-record, which depends only on
-its terms; equal sub-records are interchangeable) and only then shuffled with
-``numpy.random.Generator(seed)``. Replaying the shuffle therefore gives back an order that
-depends on the sub-records' contents alone, never on which record they came from: the release is
-the same bytes whatever the order of the records inside their clusters. The truth file lists the
-record id of every published sub-record in the same order.
+randomized"). The shuffle draws from the ``"publish"`` stream of the secret seed
+(:mod:`anonymizer.seeds`): the seed goes to the truth file, never to the release, and is drawn
+from the operating system's entropy unless the caller passes one, so no one holding the release
+alone can replay the shuffle. As a second line of defence, every chunk's sub-records are first
+put in a *content order* (a fixed 64-bit set hash of each sub-record, which depends only on its
+terms; equal sub-records are interchangeable) and only then shuffled: even a replayed shuffle
+gives back an order that depends on the sub-records' contents alone, never on which record they
+came from, and the release is the same bytes whatever the order of the records inside their
+clusters. The truth file lists the record id of every published sub-record in the same order.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 
 from anonymizer.horpart import HORPART_STRATEGIES, HorizontalPartition, horpart
 from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
+from anonymizer.seeds import generator, resolve_seed
 from anonymizer.verpart import VERPART_STRATEGIES, PartitionTable, VerticalPartition, partition_clusters
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
@@ -99,7 +101,7 @@ def disassociate(
     horpart: str = "original",
     verpart: str = "strict",
     refine: bool = True,
-    seed: int = 0,
+    seed: int | None = None,
     timings: DisassociationTimings | None = None,
 ) -> tuple[Release, Truth]:
     """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
@@ -107,18 +109,21 @@ def disassociate(
     HORPART with the AlShuhail2021 3.3.1 strategy ``horpart`` (original, suppression, adding,
     remaining), VERPART variant ``verpart`` (strict, grouped; AlShuhail2021 3.3.3) with the Lemma 2
     size condition in every cluster, REFINE (joint clusters and shared chunks) unless ``refine`` is
-    False, then the release and truth with clusters ``P1..Pn`` and joint clusters ``J1..``. The same
-    arguments and ``seed`` give the same release and truth, byte for byte. When ``timings`` is
-    given, the seconds of each step are written into it (benchmarks and experiments read them).
+    False, then the release and truth with clusters ``P1..Pn`` and joint clusters ``J1..``.
+
+    ``seed`` (an integer in 0..2**128 - 1) drives the publishing shuffle; ``None`` draws a fresh
+    one from the operating system's entropy. The seed used is stored in the truth (``truth.seed``),
+    never in the release; the same arguments and seed give the same release and truth, byte for
+    byte. When ``timings`` is given, the seconds of each step are written into it (benchmarks and
+    experiments read them).
     """
     validate_parameters(len(dataset), k, m, max_cluster_size, horpart, verpart)
-    if not _is_int(seed):
-        raise InputError(f"seed must be an integer, got {seed!r}")
+    seed = resolve_seed(seed)
     empty = np.flatnonzero(np.diff(np.asarray(dataset.indptr)) == 0)
     if len(empty):
         raise InputError(f"record {int(empty[0])} is empty ({len(empty)} empty record(s)): disassociation needs "
                          "non-empty records (Terrovitis2012 section 5: a valid dataset has no empty record)")
-    k, m, max_cluster_size, seed = int(k), int(m), int(max_cluster_size), int(seed)
+    k, m, max_cluster_size = int(k), int(m), int(max_cluster_size)
     with _no_gc():
         return _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
                              timings if timings is not None else DisassociationTimings())
@@ -149,7 +154,6 @@ def _disassociate(
         "verpart": verpart,
         "refine": bool(refine),
         "safe": False,
-        "seed": seed,
     }
     release, truth = build_release(table, plans, params, seed)
     t4 = time.perf_counter()
@@ -187,8 +191,14 @@ def _shuffled_order(groups: np.ndarray, hashes: np.ndarray, rng: np.random.Gener
 def build_release(
     table: PartitionTable, plans: Sequence, params: dict, seed: int
 ) -> tuple[Release, Truth]:
-    """Build the release and truth from VERPART's table and REFINE's joint plans (interfaces_refine)."""
-    rng = np.random.Generator(np.random.PCG64(seed))
+    """Build the release and truth from VERPART's table and REFINE's joint plans (interfaces_refine).
+
+    ``params`` are published as given (they must not hold the seed); ``seed`` drives the
+    publishing shuffle and is stored in the truth.
+    """
+    if "seed" in params:
+        raise ValueError("params must not hold the seed: the release is published, the seed is secret")
+    rng = generator(seed, "publish")
     voc = np.asarray(table.vocabulary, dtype=object)
     n_cl = len(table.clusters)
     hashes = _term_hashes(len(table.vocabulary))
@@ -311,4 +321,4 @@ def build_release(
         holders = truths[idx].term_chunk
         for t in gone:
             holders.pop(t, None)
-    return Release(dict(params), clusters, joints), Truth(truths, joint_truths)
+    return Release(dict(params), clusters, joints), Truth(truths, joint_truths, seed=seed)

@@ -5,7 +5,17 @@ Both follow the file formats of the project's design (``disassociated/1`` and
 its size, its record chunks (bags of sub-records; the empty sub-records are implied by the size)
 and its term chunk; joint clusters (Terrovitis2012 section 3, "Refining") group clusters or
 other joint clusters and carry shared chunks. Nothing in a release links sub-records of one
-record: the truth file does, and only experiments read it to score attacks.
+record: the truth file does, and only experiments read it to score attacks. The seed of the random
+choices is kept in the truth (``seed``, and ``safe_seed`` after safe disassociation), never in the
+release (:mod:`anonymizer.seeds`).
+
+Every command reads a release through :func:`load_release`, which validates it fully before any
+work starts (:meth:`Release.from_json`): the file is read with a size bound, must be UTF-8 JSON
+nested no deeper than the format needs, ``params.k >= 2`` and ``params.m >= 1`` are integers,
+every field has its type, cluster sizes are positive integers that hold the sub-records listed
+in each of their chunks, and all cluster sizes together stay below :data:`MAX_RECORDS`. A release
+written by an older version that still carries ``params.seed`` loads; the seed is dropped (it
+was public, so such a release should be made again).
 """
 
 from __future__ import annotations
@@ -16,12 +26,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonymizer.seeds import check_seed
 from corpora.errors import InputError
-from corpora.files import write_json_atomic
+from corpora.files import read_text_bounded, write_json_atomic
 
 __all__ = [
     "RELEASE_FORMAT",
     "TRUTH_FORMAT",
+    "MAX_RECORDS",
+    "MAX_JSON_BYTES",
     "Chunk",
     "Cluster",
     "JointCluster",
@@ -37,6 +50,16 @@ __all__ = [
 
 RELEASE_FORMAT = "disassociated/1"
 TRUTH_FORMAT = "disassociated-truth/1"
+
+MAX_RECORDS = 2**31 - 1
+"""Upper bound on the records of a release (the sum of its cluster sizes), checked on load."""
+
+MAX_JSON_BYTES = 4 * 2**30
+"""Largest release or truth file read (bytes); larger files are refused before parsing."""
+
+_PARAM_TYPES: dict[str, type] = {"max_cluster_size": int, "horpart": str, "verpart": str, "refine": bool,
+                                 "safe": bool}
+"""Types of the optional known parameters (``k`` and ``m`` are required and checked separately)."""
 
 SubRecord = tuple[str, ...]
 """A sub-record: its terms, sorted."""
@@ -148,33 +171,36 @@ class Release:
 
     @classmethod
     def from_json(cls, obj: Any, source: str = "release") -> Release:
-        """Parse and validate a release object; raises :class:`InputError` naming what is wrong."""
+        """Parse and validate a release object; raises :class:`InputError` naming what is wrong.
+
+        A ``params.seed`` of an older version's release is dropped (see the module docstring).
+        """
         if not isinstance(obj, Mapping):
             raise InputError(f"{source}: expected a JSON object")
         if obj.get("format") != RELEASE_FORMAT:
-            raise InputError(f"{source}: 'format' must be {RELEASE_FORMAT!r}, got {obj.get('format')!r}")
-        params = obj.get("params")
-        if not isinstance(params, Mapping):
-            raise InputError(f"{source}: 'params' must be an object")
-        for key in ("k", "m"):
-            if not isinstance(params.get(key), int) or isinstance(params.get(key), bool):
-                raise InputError(f"{source}: params.{key} must be an integer")
+            raise InputError(f"{source}: 'format' must be {RELEASE_FORMAT!r}, got {_short(obj.get('format'))}")
+        params = _parse_params(obj.get("params"), source)
         clusters_raw = obj.get("clusters")
         if not isinstance(clusters_raw, list):
             raise InputError(f"{source}: 'clusters' must be a list")
         clusters = []
         seen: set[str] = set()
+        total = 0
         for i, c in enumerate(clusters_raw):
             where = f"{source}: clusters[{i}]"
             if not isinstance(c, Mapping):
                 raise InputError(f"{where}: expected an object")
             cid = c.get("id")
-            if not isinstance(cid, str) or cid in seen:
-                raise InputError(f"{where}: 'id' must be a unique string")
+            if not isinstance(cid, str) or not cid or cid in seen:
+                raise InputError(f"{where}: 'id' must be a unique non-empty string")
             seen.add(cid)
             size = c.get("size")
-            if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-                raise InputError(f"{where}: 'size' must be a non-negative integer")
+            if not _is_int(size) or not 1 <= size <= MAX_RECORDS:
+                raise InputError(f"{where}: 'size' must be a positive integer of at most {MAX_RECORDS}, "
+                                 f"got {_short(size)}")
+            total += size
+            if total > MAX_RECORDS:
+                raise InputError(f"{where}: the cluster sizes add up to more than {MAX_RECORDS} records")
             chunks = _parse_chunks(c.get("record_chunks"), f"{where}.record_chunks")
             for j, chunk in enumerate(chunks):
                 if len(chunk) > size:
@@ -183,21 +209,58 @@ class Release:
             if not isinstance(term_chunk, list) or not all(isinstance(t, str) and t for t in term_chunk):
                 raise InputError(f"{where}: 'term_chunk' must be a list of non-empty strings")
             clusters.append(Cluster(cid, size, chunks, list(term_chunk)))
+        joints_raw = obj.get("joint_clusters", [])
+        if joints_raw is None:
+            joints_raw = []
+        if not isinstance(joints_raw, list):
+            raise InputError(f"{source}: 'joint_clusters' must be a list, got {_short(joints_raw)}")
         joints = []
-        for i, j in enumerate(obj.get("joint_clusters", []) or []):
+        for i, j in enumerate(joints_raw):
             where = f"{source}: joint_clusters[{i}]"
             if not isinstance(j, Mapping):
                 raise InputError(f"{where}: expected an object")
             jid = j.get("id")
-            if not isinstance(jid, str) or jid in seen:
-                raise InputError(f"{where}: 'id' must be a unique string")
+            if not isinstance(jid, str) or not jid or jid in seen:
+                raise InputError(f"{where}: 'id' must be a unique non-empty string")
             children = j.get("children")
-            if not isinstance(children, list) or not all(isinstance(ch, str) and ch in seen for ch in children):
-                raise InputError(f"{where}: 'children' must list ids of clusters defined before it")
+            if (not isinstance(children, list) or not children
+                    or not all(isinstance(ch, str) and ch in seen for ch in children)
+                    or len(set(children)) != len(children)):
+                raise InputError(f"{where}: 'children' must list distinct ids of clusters defined before it")
             seen.add(jid)
             shared = _parse_chunks(j.get("shared_chunks"), f"{where}.shared_chunks")
             joints.append(JointCluster(jid, list(children), shared))
-        return cls(dict(params), clusters, joints)
+        return cls(params, clusters, joints)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value: object) -> str:
+    """``repr`` of a value cut to a short prefix (error lines quote at most 60 characters)."""
+    text = repr(value) if not isinstance(value, (list, dict)) else type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _parse_params(raw: Any, source: str) -> dict[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{source}: 'params' must be an object")
+    params = {key: value for key, value in raw.items() if key != "seed"}  # older releases published it
+    k, m = params.get("k"), params.get("m")
+    if not _is_int(k) or k < 2:
+        raise InputError(f"{source}: params.k must be an integer >= 2, got {_short(k)}")
+    if not _is_int(m) or m < 1:
+        raise InputError(f"{source}: params.m must be an integer >= 1, got {_short(m)}")
+    for key, value in params.items():
+        want = _PARAM_TYPES.get(key)
+        if want is int and not (_is_int(value) and value >= k):
+            raise InputError(f"{source}: params.{key} must be an integer >= k, got {_short(value)}")
+        if want is not None and not isinstance(value, want):
+            raise InputError(f"{source}: params.{key} must be a {want.__name__}, got {_short(value)}")
+        if value is not None and not isinstance(value, (str, int, float, bool)):
+            raise InputError(f"{source}: params.{key} must be a number, string or boolean, got {_short(value)}")
+    return params
 
 
 def _parse_chunks(raw: Any, where: str) -> list[Chunk]:
@@ -252,17 +315,27 @@ class JointClusterTruth:
 
 @dataclass
 class Truth:
-    """The secret link between a release and the original record ids (never published)."""
+    """The secret link between a release and the original record ids (never published).
+
+    ``seed`` is the secret seed of the publishing shuffle (:func:`anonymizer.disassociate.disassociate`)
+    and ``safe_seed`` the one of safe disassociation's draws (:mod:`anonymizer.safe`); ``None`` when
+    unknown (a truth file of an older version). Re-running with them gives the same bytes.
+    """
 
     clusters: list[ClusterTruth]
     joint_clusters: list[JointClusterTruth] = field(default_factory=list)
+    seed: int | None = None
+    safe_seed: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "format": TRUTH_FORMAT,
-            "clusters": [c.to_json() for c in self.clusters],
-            "joint_clusters": [j.to_json() for j in self.joint_clusters],
-        }
+        out: dict[str, Any] = {"format": TRUTH_FORMAT}
+        if self.seed is not None:
+            out["seed"] = self.seed
+        if self.safe_seed is not None:
+            out["safe_seed"] = self.safe_seed
+        out["clusters"] = [c.to_json() for c in self.clusters]
+        out["joint_clusters"] = [j.to_json() for j in self.joint_clusters]
+        return out
 
     @classmethod
     def from_json(cls, obj: Any, source: str = "truth") -> Truth:
@@ -282,9 +355,12 @@ class Truth:
                 JointClusterTruth(str(j["id"]), [[int(r) for r in ch] for ch in j.get("shared_chunks", [])])
                 for j in obj.get("joint_clusters", [])
             ]
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise InputError(f"{source}: malformed truth file ({exc.__class__.__name__}: {exc})") from None
-        return cls(clusters, joints)
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            message = f"{exc.__class__.__name__}: {exc}"
+            raise InputError(f"{source}: malformed truth file ({message[:80]})") from None
+        seeds = [None if obj.get(key) is None else check_seed(obj[key], f"{source}: {key}")
+                 for key in ("seed", "safe_seed")]
+        return cls(clusters, joints, *seeds)
 
     def check_against(self, release: Release) -> None:
         """Raise :class:`InputError` unless this truth describes ``release`` piece for piece."""
@@ -296,14 +372,21 @@ class Truth:
 
 
 def _read_json(path: str | os.PathLike[str]) -> Any:
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    """Parse a JSON file read with :func:`corpora.files.read_text_bounded` (size, UTF-8, no NUL bytes).
+
+    JSON nested deeper than Python's recursion limit is refused in one line, not a traceback.
+    """
+    text = read_text_bounded(path, MAX_JSON_BYTES)
     if not text.strip():
         raise InputError(f"{path}: file is empty")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
+        raise InputError(f"{path}: not valid JSON ({str(exc)[:80]})") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply (a release or truth file is at most 6 levels deep)") from None
 
 
 def load_release(path: str | os.PathLike[str]) -> Release:

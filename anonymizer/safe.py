@@ -43,6 +43,12 @@ sub-record) is treated as failing its preconditions, and a suppression that woul
 the suppressed terms into the term chunk (which publishes no support and no association)
 instead of deleting them. Shared chunks of joint clusters are left as they are (Awad2019 works on
 record chunks only).
+
+Randomness: every random choice above (the partition, the rows, the ghost of each item, the
+reshuffle) is drawn from the ``"safe"`` stream of a secret seed (:mod:`anonymizer.seeds`). The
+seed is stored in the truth (``safe_seed``), never in the release: with it, anyone could replay
+the draws and point at the ghost records. ``seed=None`` draws a fresh 128-bit seed from the
+operating system's entropy.
 """
 
 from __future__ import annotations
@@ -52,9 +58,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
+from anonymizer.seeds import generator, resolve_seed
 from corpora.errors import InputError
 
 __all__ = ["SafeResult", "safe_disassociate", "safe_disassociate_report", "chunk_cover", "partial_suppression",
@@ -157,7 +162,7 @@ def _copy(release: Release, truth: Truth) -> tuple[Release, Truth]:
     tcl = [ClusterTruth(t.id, list(t.records), [list(ch) for ch in t.record_chunks],
                         {term: list(rs) for term, rs in t.term_chunk.items()}) for t in truth.clusters]
     tj = [JointClusterTruth(j.id, [list(ch) for ch in j.shared_chunks]) for j in truth.joint_clusters]
-    return Release(dict(release.params), clusters, joints), Truth(tcl, tj)
+    return Release(dict(release.params), clusters, joints), Truth(tcl, tj, truth.seed, truth.safe_seed)
 
 
 def _inherited_terms(release: Release) -> dict[str, set[str]]:
@@ -174,9 +179,13 @@ def _inherited_terms(release: Release) -> dict[str, set[str]]:
     return out
 
 
-def safe_disassociate_report(release: Release, truth: Truth, seed: int = 0, *, max_cluster_size: int | None = None,
-                             fallback: str = "chunk") -> SafeResult:
-    """Safe disassociation of ``release`` (see the module docstring); the inputs are not modified."""
+def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = None, *,
+                             max_cluster_size: int | None = None, fallback: str = "chunk") -> SafeResult:
+    """Safe disassociation of ``release`` (see the module docstring); the inputs are not modified.
+
+    ``seed`` (0..2**128 - 1, or ``None`` for a fresh one from the operating system's entropy) is
+    kept in the result's truth as ``safe_seed``; the same inputs and seed give the same bytes.
+    """
     if fallback not in FALLBACKS:
         raise InputError(f"fallback must be one of {', '.join(FALLBACKS)}, got {fallback!r}")
     truth.check_against(release)
@@ -185,8 +194,10 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int = 0, *, m
         raise InputError("safe disassociation needs the maximum cluster size: params.max_cluster_size "
                          f"must be a positive integer (got {delta!r}) or pass max_cluster_size")
     k, m = release.k, release.m
-    rng = np.random.default_rng(seed)
+    seed = resolve_seed(seed)
+    rng = generator(seed, "safe")
     rel, tru = _copy(release, truth)
+    tru.safe_seed = seed
     inherited = _inherited_terms(rel)
     result = SafeResult(rel, tru)
     for cluster, ct in zip(rel.clusters, tru.clusters, strict=True):
@@ -263,8 +274,8 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int = 0, *, m
     return result
 
 
-def safe_disassociate(release: Release, truth: Truth, seed: int = 0, *, max_cluster_size: int | None = None,
-                      fallback: str = "chunk") -> tuple[Release, Truth]:
+def safe_disassociate(release: Release, truth: Truth, seed: int | None = None, *,
+                      max_cluster_size: int | None = None, fallback: str = "chunk") -> tuple[Release, Truth]:
     """Safe disassociation (Awad2019 section 4); returns the safe release (``params["safe"] = True``) and its truth."""
     result = safe_disassociate_report(release, truth, seed, max_cluster_size=max_cluster_size, fallback=fallback)
     return result.release, result.truth

@@ -8,9 +8,11 @@ import sys
 from collections.abc import Sequence
 
 from anonymizer.release import load_release, load_truth
+from anonymizer.seeds import seed_argument
 from attacks.cover import CoverReport, run_cover_attack
 from attacks.knowledge import ATTACKERS, load_knowledge, make_knowledge, save_knowledge
 from corpora.errors import InputError
+from corpora.files import check_output_paths
 
 __all__ = ["main", "format_report"]
 
@@ -33,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--truth", metavar="FILE", help="truth file: the attacker knows the real records of the release")
     p.add_argument("--original", metavar="INPUT", help="original dataset file: the attacker knows its records")
     p.add_argument("--moderate-share", type=float, default=0.5, help="share of records the moderate attacker knows")
-    p.add_argument("--seed", type=int, default=0, help="seed of the simulated knowledge (default 0)")
+    p.add_argument("--seed", type=seed_argument, default=0, help="seed of the simulated knowledge (default 0)")
     p.add_argument("--max-problems", type=int, default=20, help="cover problems listed per definition in text output")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     return p
@@ -76,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise InputError(f"--moderate-share must be strictly between 0 and 1, got {args.moderate_share}")
     if args.max_problems < 0:
         raise InputError("--max-problems must not be negative")
+    check_output_paths({"--save-knowledge": args.save_knowledge},
+                       {"release": args.release, "--knowledge": args.knowledge, "--truth": args.truth,
+                        "--original": args.original})
     release = load_release(args.release)
     if args.knowledge:
         if args.truth or args.original:

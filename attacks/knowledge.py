@@ -44,7 +44,7 @@ import numpy as np
 from anonymizer.release import Release, Truth
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
-from corpora.files import atomic_open
+from corpora.files import atomic_open, read_text_bounded
 
 __all__ = [
     "ATTACKERS",
@@ -58,6 +58,9 @@ __all__ = [
 ]
 
 ATTACKERS = ("strong", "moderate", "weak")
+
+MAX_KNOWLEDGE_BYTES = 1 << 30
+"""Largest knowledge file read (bytes)."""
 Itemset = tuple[str, ...]
 WORDNET_DIR = Path("/usr/share/wordnet")
 _WORD = re.compile(r"^[a-z]{3,}$")
@@ -358,15 +361,16 @@ def save_knowledge(knowledge: Knowledge | Iterable[Sequence[str]], path: str | o
 def load_knowledge(path: str | os.PathLike[str]) -> Knowledge:
     """Read a JSON-lines knowledge file; every non-blank line must be a non-empty list of strings."""
     itemsets: list[Itemset] = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, list) or not obj or not all(isinstance(t, str) and t for t in obj):
-                raise InputError(f"{path}: line {number}: an itemset must be a non-empty list of strings")
-            itemsets.append(tuple(sorted(set(obj))))
+    for number, line in enumerate(read_text_bounded(path, MAX_KNOWLEDGE_BYTES).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+        except (ValueError, RecursionError) as exc:  # huge integer literal, deep nesting
+            raise InputError(f"{path}: line {number}: not a list of strings ({type(exc).__name__})") from None
+        if not isinstance(obj, list) or not obj or not all(isinstance(t, str) and t for t in obj):
+            raise InputError(f"{path}: line {number}: an itemset must be a non-empty list of strings")
+        itemsets.append(tuple(sorted(set(obj))))
     return Knowledge(itemsets, "custom", f"file:{path}")

@@ -11,17 +11,17 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import sys
 from collections.abc import Sequence
 
 from anonymizer.release import load_release, load_truth
+from anonymizer.seeds import seed_argument
 from attacks import ngd as ngd_mod
 from attacks.scorers import UNKNOWN_POLICIES, make_scorer
 from attacks.selectors import SELECTORS
 from attacks.semantic import CHUNK_PARTS, DEFAULT_VPA_LIMIT, run_semantic_attack
 from corpora.errors import InputError
-from corpora.files import atomic_open
+from corpora.files import atomic_open, check_output_paths
 
 __all__ = ["main", "build_parser"]
 
@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--selector", choices=SELECTORS, default="ABA")
     p.add_argument("--chunks", choices=CHUNK_PARTS, default="both")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_argument, default=0, help="seed of the random choices (default 0)")
     p.add_argument("--vpa-limit", type=int, default=DEFAULT_VPA_LIMIT, help="VPA: most trials per chunk")
     p.add_argument(
         "--vpa-budget", type=int, default=None, help="VPA: most trials over the whole attack (default: no bound)"
@@ -85,6 +85,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise InputError("attacks semantic: --truth and --original go together")
     if args.bootstrap < 0:
         raise InputError("attacks semantic: --bootstrap must be >= 0")
+    if args.vpa_limit < 1:
+        raise InputError(f"attacks semantic: --vpa-limit must be >= 1, got {args.vpa_limit}")
+    if args.vpa_budget is not None and args.vpa_budget < 0:
+        raise InputError(f"attacks semantic: --vpa-budget must be >= 0, got {args.vpa_budget}")
+    if args.metrics_csv and args.truth is None:
+        raise InputError("attacks semantic: --metrics-csv needs --truth and --original (the metrics need them)")
+    check_output_paths({"output": args.output, "--metrics-csv": args.metrics_csv},
+                       {"release": args.release, "--truth": args.truth, "--original": args.original,
+                        "--embeddings": args.embeddings, "--reference": args.reference, "--ngd-web": args.ngd_web})
     release = load_release(args.release)
     truth = load_truth(args.truth) if args.truth else None
     if truth is not None:
@@ -144,8 +153,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print(metrics.format_table())
         if args.metrics_csv:
-            if not os.path.isdir(os.path.dirname(os.path.abspath(args.metrics_csv))):
-                raise InputError(f"{args.metrics_csv}: directory does not exist")
             with atomic_open(args.metrics_csv, "w") as handle:
                 writer = csv.DictWriter(handle, fieldnames=["metric", "part", "method", "value", "lo", "hi", "n"])
                 writer.writeheader()

@@ -1,32 +1,87 @@
-"""Atomic file output: a result file is either complete or absent, never half written."""
+"""Files in and out: atomic output, checks of output paths, and bounded reading of untrusted input.
+
+* :func:`atomic_open` writes a result file through a temporary file beside it, renamed onto the
+  target only when the block succeeds: a result is either complete or absent, never half written.
+  Temporary files are named ``.<name>.<pid>.<random>.tmp``; the next :func:`atomic_open` of the
+  same target removes the ones whose process is dead (left by a SIGKILL). On SIGTERM the command
+  lines (:func:`corpora.errors.run_cli`) raise an exception, so the temporary file is removed too.
+* :func:`check_output_paths` refuses, before any work starts, an output in a missing or read-only
+  folder, an output that is a directory, and an output that is one of the inputs or another output.
+* :func:`read_bounded` / :func:`read_text_bounded` read input in 1 MiB pieces and stop at the first
+  NUL byte (a binary file or a device such as ``/dev/zero``), at a size bound or at a line-length
+  bound, instead of reading without end.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import tempfile
-from collections.abc import Iterator
+import secrets
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
-__all__ = ["atomic_open", "write_text_atomic", "write_json_atomic"]
+from corpora.errors import InputError
+
+__all__ = ["atomic_open", "write_text_atomic", "write_json_atomic", "check_output_paths", "read_bounded",
+           "read_text_bounded", "stale_temp_files"]
+
+_PIECE = 1 << 20  # bytes read at a time by read_bounded
+
+
+def _temp_prefix(target: Path) -> str:
+    return f".{target.name}."
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # a process of another user holds it (or a pid we cannot ask about): leave it
+    return True
+
+
+def stale_temp_files(path: str | os.PathLike[str]) -> list[Path]:
+    """Temporary files of :func:`atomic_open` for ``path`` whose writing process no longer exists."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    prefix = _temp_prefix(target)
+    stale: list[Path] = []
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            name = entry.name
+            if not (name.startswith(prefix) and name.endswith(".tmp")):
+                continue
+            pid_text, _, rest = name[len(prefix):-len(".tmp")].partition(".")
+            if pid_text.isdigit() and rest and not _pid_alive(int(pid_text)):
+                stale.append(directory / name)
+    return stale
 
 
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; rename it onto ``path`` only if the block succeeds.
 
-    On any exception the temporary file is removed and ``path`` is left as it was.
+    On any exception (SIGTERM included, see :func:`corpora.errors.run_cli`) the temporary file is
+    removed and ``path`` is left as it was. Stale temporary files of ``path`` whose process is
+    dead are removed first.
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise FileNotFoundError(2, "No such directory", str(directory))
+    for stale in stale_temp_files(target):
+        with contextlib.suppress(OSError):
+            stale.unlink()
     binary = "b" in mode
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    tmp = directory / f"{_temp_prefix(target)}{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for any output
     try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; outputs get the usual mode
         with os.fdopen(fd, mode, encoding=None if binary else encoding) as handle:
             yield handle
             handle.flush()
@@ -38,13 +93,6 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         raise
 
 
-def _umask() -> int:
-    """The process's file-creation mask (read by setting it and putting it back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` atomically (UTF-8)."""
     with atomic_open(path, "w") as handle:
@@ -54,3 +102,98 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
 def write_json_atomic(path: str | os.PathLike[str], obj: Any, indent: int | None = None) -> None:
     """Serialize ``obj`` as JSON (UTF-8, non-ASCII kept) and write it to ``path`` atomically."""
     write_text_atomic(path, json.dumps(obj, ensure_ascii=False, indent=indent) + "\n")
+
+
+def _same_file(a: str, b: str) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None],
+                       inputs: Mapping[str, str | os.PathLike[str] | None] | None = None) -> None:
+    """Refuse bad output paths before any work starts (:class:`InputError`, one line).
+
+    ``outputs`` and ``inputs`` map a label (``"release"``, ``"--truth"``) to a path; ``None``
+    entries are skipped, and so are inputs that are not existing files (a registered dataset
+    name). An output is refused when its folder does not exist or is not writable, when it is a
+    directory, and when it is the same file (resolved path, or ``os.path.samefile``) as an input
+    or as another output.
+    """
+    outs = [(label, os.fspath(p)) for label, p in outputs.items() if p is not None]
+    ins = [(label, os.fspath(p)) for label, p in (inputs or {}).items()
+           if p is not None and os.path.isfile(os.fspath(p))]
+    for i, (label, path) in enumerate(outs):
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise InputError(f"{path}: the folder for the {label} file does not exist")
+        if os.path.isdir(path):
+            raise InputError(f"{path}: is a directory, expected a {label} file name")
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise InputError(f"{path}: cannot write in the folder of the {label} file (permission denied)")
+        for in_label, in_path in ins:
+            if _same_file(path, in_path):
+                raise InputError(f"{path}: the {label} file would overwrite the {in_label} input; "
+                                 "choose another output name")
+        for other_label, other in outs[:i]:
+            if _same_file(path, other):
+                raise InputError(f"{path}: the {label} and the {other_label} must be different files")
+
+
+def read_bounded(handle: BinaryIO, source: str | os.PathLike[str], *, max_bytes: int | None = None,
+                 max_line: int | None = None) -> bytes:
+    """Read ``handle`` to its end in 1 MiB pieces, refusing what cannot be a text input.
+
+    Raises :class:`InputError` at the first NUL byte (a binary file, ``/dev/zero``), when more
+    than ``max_bytes`` bytes come, or when a line grows longer than ``max_line`` bytes; so an
+    endless or binary input fails after at most one bound's worth of reading.
+    """
+    if max_line is not None and max_line < _PIECE:
+        raise ValueError(f"max_line must be at least {_PIECE} bytes (one piece)")
+    pieces: list[bytes] = []
+    total = 0
+    line = 0  # bytes since the last newline
+    while True:
+        piece = handle.read(_PIECE)
+        if not piece:
+            break
+        nul = piece.find(b"\0")
+        if nul >= 0:
+            raise InputError(f"{source}: a binary file (NUL byte at offset {total + nul}), expected text")
+        total += len(piece)
+        if max_bytes is not None and total > max_bytes:
+            raise InputError(f"{source}: larger than {_size(max_bytes)}; refusing to read it into memory")
+        if max_line is not None:
+            first = piece.find(b"\n")
+            longest = line + (len(piece) if first < 0 else first)  # lines inside one piece are shorter
+            if longest > max_line:
+                lineno = sum(p.count(b"\n") for p in pieces) + 1
+                raise InputError(f"{source}:{lineno}: a line longer than {_size(max_line)} "
+                                 "(not a transaction file?)")
+            line = longest if first < 0 else len(piece) - piece.rfind(b"\n") - 1
+        pieces.append(piece)
+    return b"".join(pieces)
+
+
+def read_text_bounded(path: str | os.PathLike[str], max_bytes: int) -> str:
+    """The UTF-8 text of the file ``path``, read with :func:`read_bounded` (at most ``max_bytes``)."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > max_bytes:
+            raise InputError(f"{path}: {size} bytes, larger than {_size(max_bytes)}; refusing to read it into memory")
+        data = read_bounded(handle, path, max_bytes=max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not valid UTF-8 text") from None
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} bytes"

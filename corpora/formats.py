@@ -22,7 +22,9 @@ through gzip):
     (multi-word terms, leading ``#``, separators) and the only one that can hold an empty record
     (``[]``).
 
-Lines end at ``\n`` (a ``\r`` before it is ignored). Blank lines: a blank (whitespace-only)
+Lines end at ``\n`` (a ``\r`` before it is ignored). Reading stops with an error at a line longer
+than :data:`MAX_LINE_BYTES` (16 MiB) or at a NUL byte, so ``/dev/zero``, a binary file or an
+endless stream cannot exhaust memory (:func:`corpora.files.read_bounded`). Blank lines: a blank (whitespace-only)
 line is skipped in every format, and so is an SPMF line that holds nothing but ``-1``/``-2``
 separators. FIMI and SPMF files never use a blank line for an empty transaction, while a
 trailing newline or a stray blank line is common. Consequently a dataset with an empty record
@@ -48,7 +50,7 @@ import pandas as pd
 
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
-from corpora.files import atomic_open
+from corpora.files import atomic_open, read_bounded
 
 __all__ = ["FORMATS", "EXTENSIONS", "dataset_from_tokens", "detect_format", "parse_dataset", "read_dataset",
            "write_dataset"]
@@ -63,6 +65,10 @@ EXTENSIONS: dict[str, str] = {
     ".csv": "basket", ".basket": "basket",
     ".jsonl": "jsonl", ".json": "jsonl",
 }
+
+MAX_LINE_BYTES = 16 << 20
+"""Longest line a reader accepts (bytes): a longer one, or a NUL byte, means the input is not a
+transaction file (``/dev/zero``, a binary file, an endless stream), refused before memory runs out."""
 
 _SPMF_SEPARATORS = ("-1", "-2")
 _COMMENT_STARTS = ("#", "%", "@")
@@ -203,11 +209,9 @@ def _read_bytes(path: Path) -> bytes:
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected a transaction file")
     try:
-        if path.name.lower().endswith(".gz"):
-            with gzip.open(path, "rb") as handle:
-                data = handle.read()
-        else:
-            data = path.read_bytes()
+        opener = gzip.open if path.name.lower().endswith(".gz") else open
+        with opener(path, "rb") as handle:
+            data = read_bounded(handle, path, max_line=MAX_LINE_BYTES)
     except (gzip.BadGzipFile, EOFError) as exc:
         raise InputError(f"{path}: not a valid gzip file ({exc})") from None
     return data
