@@ -44,7 +44,8 @@ def test_params_and_ids():
     ds = toy_dataset("terrovitis2012-fig2")
     release, truth = disassociate(ds, 2, 2, 5, horpart="adding", verpart="grouped", refine=False, seed=7)
     assert release.params == {"k": 2, "m": 2, "max_cluster_size": 5, "horpart": "adding", "verpart": "grouped",
-                              "refine": False, "safe": False, "seed": 7}
+                              "refine": False, "safe": False}
+    assert truth.seed == 7 and "seed" in truth.to_json() and "seed" not in json.dumps(release.to_json())
     assert [c.id for c in release.clusters] == ["P1", "P2", "P3"]
     assert [c.id for c in truth.clusters] == ["P1", "P2", "P3"]
     truth.check_against(release)
