@@ -384,7 +384,7 @@ def _read_json(path: str | os.PathLike[str]) -> Any:
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
-        raise InputError(f"{path}: not valid JSON ({str(exc)[:80]})") from None
+        raise InputError(f"{path}: not valid JSON ({str(exc)[:120]})") from None
     except RecursionError:
         raise InputError(f"{path}: JSON nested too deeply (a release or truth file is at most 6 levels deep)") from None
 

@@ -368,8 +368,10 @@ def load_knowledge(path: str | os.PathLike[str]) -> Knowledge:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
-        except (ValueError, RecursionError) as exc:  # huge integer literal, deep nesting
-            raise InputError(f"{path}: line {number}: not a list of strings ({type(exc).__name__})") from None
+        except RecursionError:
+            raise InputError(f"{path}: line {number}: JSON nested too deeply (an itemset is a flat list)") from None
+        except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
+            raise InputError(f"{path}: line {number}: not valid JSON ({str(exc)[:80]})") from None
         if not isinstance(obj, list) or not obj or not all(isinstance(t, str) and t for t in obj):
             raise InputError(f"{path}: line {number}: an itemset must be a non-empty list of strings")
         itemsets.append(tuple(sorted(set(obj))))

@@ -136,7 +136,7 @@ def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None],
             raise InputError(f"{path}: cannot write in the folder of the {label} file (permission denied)")
         for in_label, in_path in ins:
             if _same_file(path, in_path):
-                raise InputError(f"{path}: the {label} file would overwrite the {in_label} input; "
+                raise InputError(f"{path}: the {label} file would overwrite the {in_label} file; "
                                  "choose another output name")
         for other_label, other in outs[:i]:
             if _same_file(path, other):
