@@ -54,7 +54,7 @@ def test_params_and_ids():
 def test_figure2_with_refine_builds_joint_cluster():
     """Terrovitis2012 Figure 3: ikea and ruby, rare in each cluster, are shared by a joint cluster."""
     ds = toy_dataset("terrovitis2012-fig2")
-    release, truth = disassociate(ds, 2, 2, 5, refine=True)
+    release, truth = disassociate(ds, 2, 2, 5, refine=True, seed=0)
     assert verify(release).ok
     assert release.joint_clusters, "REFINE should join clusters on this data"
     for j in release.joint_clusters:
@@ -87,7 +87,7 @@ def test_empty_records_are_refused():
 
 def test_suppression_publishes_fewer_records():
     ds = toy_dataset("alshuhail2021-table3.2")
-    release, truth = disassociate(ds, 2, 2, 3, horpart="suppression", refine=False)
+    release, truth = disassociate(ds, 2, 2, 3, horpart="suppression", refine=False, seed=0)
     assert release.n_records == 3
     assert sorted(r for t in truth.clusters for r in t.records) == [1, 2, 3]
     assert verify(release).ok

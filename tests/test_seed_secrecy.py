@@ -27,6 +27,7 @@ from anonymizer.disassociate import disassociate
 from anonymizer.release import Release, Truth, load_release, load_truth
 from anonymizer.safe import safe_disassociate_report
 from anonymizer.seeds import SEED_BITS, generator
+from corpora.errors import InputError
 from corpora.formats import write_dataset
 from corpora.registry import load_dataset
 
@@ -166,3 +167,13 @@ def test_api_seed_none_draws_entropy_and_int_seeds_repeat():
     s1 = safe_disassociate_report(r1, t1)
     s2 = safe_disassociate_report(r1, t1)
     assert s1.truth.safe_seed != s2.truth.safe_seed and s1.truth.seed == t1.seed
+
+
+@pytest.mark.parametrize("seed", [-5, 2**128, True, 1.0, "3"])
+def test_bad_seeds_are_refused_by_the_api(seed):
+    ds = load_dataset("terrovitis2012-fig2")
+    with pytest.raises(InputError, match="seed must be"):
+        disassociate(ds, 2, 2, 5, seed=seed)
+    release, truth = disassociate(ds, 2, 2, 5, seed=0)
+    with pytest.raises(InputError, match="seed must be"):
+        safe_disassociate_report(release, truth, seed=seed)
