@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from corpora.errors import InputError
+from corpora.files import check_output_paths
 from corpora.formats import FORMATS, write_dataset
 from corpora.registry import list_datasets, load_dataset
 from corpora.shaped import SHAPED_STAND_INS, compare
@@ -125,6 +126,7 @@ def _cmd_convert(argv: Sequence[str]) -> int:
     parser.add_argument("--to", choices=FORMATS, help="output format (default: from the output extension)")
     parser.add_argument("--to-delimiter", help="item delimiter of basket/kdd output")
     args = parser.parse_args(argv)
+    check_output_paths({"output": args.output}, {"input": args.source})
     ds = _load(args, args.source)
     write_dataset(ds, args.output, format=args.to, delimiter=args.to_delimiter)
     s = ds.stats()

@@ -88,3 +88,11 @@ def test_subprocess_stats_ok():
     result = run("stats", "kosarak25k", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["records"] == 25_000
+
+
+def test_convert_refuses_to_write_over_its_input(tmp_path):
+    src = tmp_path / "data.txt"
+    src.write_text("a b\nb c\n")
+    with pytest.raises(InputError, match="would overwrite the input"):
+        main("convert", [str(src), "-o", str(src)])
+    assert src.read_text() == "a b\nb c\n"
