@@ -111,10 +111,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed = new_seed() if args.seed is None else args.seed
     release, truth = disassociate(dataset, args.k, args.m, args.max_cluster_size, horpart=args.horpart,
                                   verpart=args.verpart, refine=not args.no_refine, seed=seed)
+    safe_line = None
     if args.safe:
-        from anonymizer.safe import safe_disassociate
+        from anonymizer.safe import safe_disassociate_report
 
-        release, truth = safe_disassociate(release, truth, seed=seed)
+        report = safe_disassociate_report(release, truth, seed=seed)
+        release, truth = report.release, report.truth
+        safe_line = (f"safe: {report.partially_suppressed} chunks partially suppressed "
+                     f"({report.ghost_records} ghost records, {report.ghost_records_removed} removed again), "
+                     f"{report.fully_suppressed} suppressed; {report.suppressed_occurrences} occurrences suppressed, "
+                     f"{report.emptied_records} records kept non-empty by {report.moved_to_term_chunk} terms "
+                     f"({report.moved_occurrences} occurrences) in term chunks")
     seconds = time.perf_counter() - loaded
     load_seconds = loaded - start
     figures = summarize(dataset, release, truth)
@@ -126,5 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"record chunks {figures['record_chunks']}, shared chunks {figures['shared_chunks']}")
     print(f"term occurrences in term chunks {100 * figures['term_chunk_share']:.1f}%, "
           f"tlost {100 * figures['tlost']:.1f}%")
+    if safe_line:
+        print(safe_line)
     print(f"seconds: loading {load_seconds:.2f}, disassociation {seconds:.2f}")
     return 0

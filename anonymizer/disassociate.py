@@ -142,9 +142,11 @@ def _disassociate(
     partitions: list[VerticalPartition] | None = None
     if refine:
         from anonymizer.refine import refine as refine_step
+        from anonymizer.refine import restore_lemma2
 
         partitions = table.partitions()
         plans = refine_step(dataset, partitions, k, m)
+        table = restore_lemma2(table, plans, k, m).table  # Lemma 2 on every leaf REFINE touched
     t3 = time.perf_counter()
     params = {
         "k": k,

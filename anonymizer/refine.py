@@ -60,9 +60,24 @@ Choices where the paper is terse (each one is tested in ``tests/test_refine_*.py
   run-aware sort restores the order). Every round that joins removes at least one cluster, so the
   loop ends; kosarak10k and kosarak25k take 10 rounds, synthetic 100k 14 and 250k 16 (depth of
   the joint-cluster trees 13-15). ``max_rounds`` can cap it.
-* **Lemma 2** is not re-checked: REFINE may empty a leaf's term chunk. Lemma 3's proof states
-  that shared chunks need no new bound since Lemma 2 holds per cluster at VERPART time; the
-  verifier (:mod:`anonymizer.verify`) judges Lemma 2 the same way.
+* **Lemma 2 after REFINE** (:func:`restore_lemma2`). REFINE takes refining terms out of the
+  leaves' term chunks ("removing all T^s terms from the term chunks of the initial clusters",
+  section 3) and can empty a term chunk whose terms were what made Lemma 2 hold at VERPART time.
+  Lemma 3's proof relies on Lemma 2 still holding per leaf ("Because Lemma 2 holds for each
+  cluster independently, there is no need to set a new bound for the number of subrecords
+  contained in SC"), so after REFINE every leaf whose term chunk REFINE emptied is checked again
+  on what it publishes itself (its record chunks; shared sub-records are not counted: they are
+  few and other leaves compete for them), and repaired as section 5 repairs VERPART: "by moving
+  the least frequent item of the record chunks to the term chunk, we guarantee that the
+  conditions set by Lemma 2 are satisfied" (ties as in :mod:`anonymizer.verpart`: the term VERPART
+  met last). Without this, records {b},{b},{a,c},{c},{a},{a} (k=2, m=2) give P1={a}x3,
+  P2={b}x2 plus an empty record and a shared chunk [c]x2: P2's third record must take a c, so
+  {a,c} reaches one record only. The repair keeps REFINE's joins and shared chunks as the paper
+  builds them (the alternative, refusing a join that empties a needy leaf's term chunk, keeps the
+  refining terms in term chunks instead; see docs/refine.md for both costs on kosarak25k). A leaf
+  left with no record chunk at all has no item to move; REFINE never empties its term chunk
+  (``refine`` leaves such a leaf's terms out of the join, the "trivial solution of not merging"
+  of section 4's correctness argument), so the repair always finds an item.
 
 The plans refer to record ids (dataset positions); the release builder in
 :mod:`anonymizer.disassociate` turns them into published joint clusters.
@@ -70,6 +85,7 @@ The plans refer to record ids (dataset positions); the release builder in
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import sys
 from array import array
@@ -81,16 +97,19 @@ from typing import Generic, Protocol, TypeVar
 import numpy as np
 from tqdm import tqdm
 
+from anonymizer.verpart import PartitionTable, lemma2_holds
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
 __all__ = [
     "JointPlan",
+    "Lemma2Repair",
     "SharedChunk",
     "build_shared_chunks",
     "is_k_anonymous",
     "refine",
     "refining_criterion",
+    "restore_lemma2",
 ]
 
 T = TypeVar("T", bound=Hashable)
@@ -479,6 +498,7 @@ def refine(
     t_r: list[set[int] | None] = [None] * n_parts
     keys: list[bytes] = [rank_bytes[4 * gptr[p]:4 * gptr[p + 1]] for p in range(n_parts)]
     size: list[int] = list(L.sizes)
+    tc_left = [gptr[p + 1] - gptr[p] for p in range(n_parts)]  # current term-chunk size of each leaf
     rc_ptr = L.rc_ptr.tolist()
     rc_terms = L.rc_terms.tolist()
     plans: list[JointPlan] = []
@@ -517,13 +537,25 @@ def refine(
                 if s >= k:
                     groups_of[t] = groups
                     supports[t] = s
+        per_leaf: Counter = Counter(gpart[g] for groups in groups_of.values() for g in groups)
+        # A leaf without record chunks keeps its last term-chunk term (module docstring, Lemma 2):
+        # the candidate it would lose with the smallest support is left out of this join.
+        for p in [p for p, n in per_leaf.items() if n >= tc_left[p] and rc_ptr[p] == rc_ptr[p + 1]]:
+            if per_leaf[p] < tc_left[p]:
+                continue
+            mine = [t for t, groups in groups_of.items() if any(gpart[g] == p for g in groups)]
+            drop = min(mine, key=lambda t: (supports[t], t))
+            per_leaf.subtract(gpart[g] for g in groups_of.pop(drop))
+            del supports[drop]
+        per_leaf = +per_leaf
         if not supports:
             return False
-        per_leaf: Counter = Counter(gpart[g] for groups in groups_of.values() for g in groups)
         if not refining_criterion(list(supports.values()), size[a] + size[b],
                                   list(per_leaf.values()), [L.sizes[p] for p in per_leaf]):
             return False
         placed = sorted(supports)
+        for p, n in per_leaf.items():
+            tc_left[p] -= n
         postings: dict[int, list[int]] = {}
         removed: dict[int, list[str]] = {}
         for t in placed:
@@ -590,3 +622,64 @@ def refine(
             ordered = [x for x in ordered if keys[x]]
             ordered.extend(x for x in range(first_new, n_parts + len(plans)) if keys[x])
     return plans
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma 2 after REFINE
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Lemma2Repair:
+    """What :func:`restore_lemma2` did: the repaired table and the (cluster, term) pairs it moved
+    from a record chunk to the term chunk, with the number of term occurrences they hold."""
+
+    table: PartitionTable
+    moved: list[tuple[int, str]] = field(default_factory=list)
+    occurrences: int = 0
+
+
+def restore_lemma2(table: PartitionTable, plans: Sequence[JointPlan], k: int, m: int) -> Lemma2Repair:
+    """Re-establish Lemma 2 on every leaf whose term chunk REFINE emptied (module docstring).
+
+    ``table`` is VERPART's table (:func:`anonymizer.verpart.partition_clusters`) and ``plans``
+    REFINE's joint clusters on it. A leaf whose published term chunk is empty after the plans
+    and whose record chunks hold fewer than ``s + k*(min(m, v) - 1)`` non-empty sub-records gives
+    its least frequent record-chunk term (ties: the highest term id, the one VERPART met last) to
+    its term chunk; a record chunk left without terms disappears. The input table is not
+    modified; a new one is returned.
+    """
+    emptied: dict[int, set[str]] = {}
+    for plan in plans:
+        for idx, terms in plan.removed.items():
+            emptied.setdefault(idx, set()).update(terms)
+    n_cl = len(table.clusters)
+    bounds = np.searchsorted(table.pair_cluster, np.arange(n_cl + 1)).tolist()
+    chunk = table.pair_chunk.copy()
+    n_chunks = table.n_chunks.copy()
+    support = (table.pair_end - table.pair_start).tolist()
+    out = Lemma2Repair(table)
+    for c in sorted(emptied):
+        pairs = range(bounds[c], bounds[c + 1])
+        if sum(1 for p in pairs if chunk[p] < 0) > len(emptied[c]):
+            continue  # a term the joints did not take is still in the term chunk
+        records: list[set[int]] = [set() for _ in range(int(n_chunks[c]))]
+        for p in pairs:
+            if chunk[p] >= 0:
+                records[chunk[p]].update(table.entry_record[table.pair_start[p]:table.pair_end[p]].tolist())
+        nonempty = sum(len(r) for r in records)
+        if not records or lemma2_holds(len(table.clusters[c]), nonempty, len(records), k, m, True):
+            continue
+        victim = max((p for p in pairs if chunk[p] >= 0), key=lambda p: (-support[p], int(table.pair_term[p])))
+        j = int(chunk[victim])
+        chunk[victim] = -1
+        if not any(chunk[p] == j for p in pairs):
+            for p in pairs:
+                if chunk[p] > j:
+                    chunk[p] -= 1
+            n_chunks[c] -= 1
+        out.moved.append((c, table.vocabulary[int(table.pair_term[victim])]))
+        out.occurrences += support[victim]
+    if out.moved:
+        out.table = dataclasses.replace(table, pair_chunk=chunk, n_chunks=n_chunks)
+    return out

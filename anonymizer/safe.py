@@ -35,14 +35,45 @@ covered items and checks the chunk again (it may then qualify for partial suppre
 more covered items), keeping more of the data. The rules repeat until no record chunk has a
 cover problem.
 
-Choice beyond the paper, so that every safe release still passes the verifier
-(:func:`anonymizer.verify.verify`, Terrovitis2012 Lemma 2: a cluster of size s with v record
-chunks needs at least s + k*(min(m, v) - 1) non-empty sub-records, or a non-empty term chunk):
-a partial suppression that would break Lemma 2 where it held (possible when |I| = 2 empties a
-sub-record) is treated as failing its preconditions, and a suppression that would break it moves
-the suppressed terms into the term chunk (which publishes no support and no association)
-instead of deleting them. Shared chunks of joint clusters are left as they are (Awad2019 works on
-record chunks only).
+Two choices beyond the paper keep every safe release a disassociated dataset in Terrovitis2012's
+sense (a valid reconstruction exists, the records behind it are one, and Guarantee 1 holds). Awad2019
+asks for the same: its Definition 2 quantifies over "the inverse transformation of T*, i.e. the set
+of all possible datasets whose k^m disassociation would yield T*", and Terrovitis2012 section 5
+(proof of Lemma 2) says "A valid reconstruction of cluster P_a is a possible initial cluster that
+has s non-empty records".
+
+* **No record is left empty.** Suppressing a chunk's items can take the only items a record
+  shows (its sub-records in other chunks, its term-chunk terms and its shared sub-records being
+  none); the cluster would still count it in its size, so its true records are no reconstruction
+  of the release (and, when the cluster has no term chunk, nothing is). Such a record *keeps a
+  term*: the fewest suppressed items that give every such record one of its own (greedy: the item
+  held by most of them, ties by the smaller support in the chunk, then the alphabetically last)
+  go to the term chunk instead of being deleted, with every holder of the item listed in the
+  truth. The term chunk publishes neither supports nor associations (Terrovitis2012 section 5,
+  proof of Lemma 1: "the multiplicity and the correlations of these terms are not disclosed"),
+  and a cover problem is a property of record chunks only (Awad2019 Definition 3: "the ability
+  to link one-to-one or one-to-many items in two record chunks"), so keeping the item there
+  brings no cover problem back; Awad2019 itself keeps every item of a chunk it treats (section
+  4.1, Lemma 2's proof: "the support of any item in R_Cj remains the same"). The alternative the
+  issue names, deleting such records and counting them as suppressed, shrinks the cluster
+  (below k, its other terms could no longer reach k records) and deletes every other item of the
+  record too; ``SafeResult.emptied_records`` counts the records it would have deleted. Ghost
+  records (-1 in the truth) whose only sub-record is suppressed are not real records: they are
+  removed and the cluster shrinks back (``ghost_records_removed``). Partial suppression with
+  |I| = 2 empties the sub-record it treats (rule 3(a)); its rows are then drawn only among the
+  records that show another piece (rule 3(a) lets any record equal to I be chosen), and when
+  there are fewer than card of them the chunk is treated as failing the preconditions.
+* **Lemma 2 on the published chunks.** Terrovitis2012 Lemma 2 (a cluster of size s with v record
+  chunks needs at least s + k*(min(m, v) - 1) non-empty sub-records, or a non-empty term chunk;
+  with v = 0 it needs a non-empty term chunk) is judged on the cluster's own record chunks and
+  term chunk: shared sub-records of joint clusters are not counted, because other leaves compete
+  for them. A partial suppression that would break it is treated as failing its preconditions; a
+  suppression that would break it keeps one suppressed item in the term chunk (if the first rule
+  did not already), the least frequent one, as Terrovitis2012 section 5 repairs VERPART: "by moving
+  the least frequent item of the record chunks to the term chunk, we guarantee that the conditions
+  set by Lemma 2 are satisfied".
+
+Shared chunks of joint clusters are left as they are (Awad2019 works on record chunks only).
 
 Randomness: every random choice above (the partition, the rows, the ghost of each item, the
 reshuffle) is drawn from the ``"safe"`` stream of a secret seed (:mod:`anonymizer.seeds`). The
@@ -70,7 +101,15 @@ FALLBACKS = ("chunk", "covered")
 
 @dataclass
 class SafeResult:
-    """A safe release, its truth, and what was done (counts of chunks and suppressed occurrences)."""
+    """A safe release, its truth, and what was done (module docstring).
+
+    Chunks: ``partially_suppressed`` (rules 1-4), ``fully_suppressed`` / ``covered_suppressed``
+    (fallbacks). Occurrences: ``suppressed_occurrences`` deleted from real records;
+    ``moved_occurrences`` of the ``moved_to_term_chunk`` items kept in a term chunk instead.
+    Records: ``ghost_records`` added, ``ghost_records_removed`` again (their only sub-record was
+    suppressed), ``emptied_records`` that a suppression would have left with no item (each kept
+    one through the term chunk).
+    """
 
     release: Release
     truth: Truth
@@ -78,7 +117,10 @@ class SafeResult:
     fully_suppressed: int = 0
     covered_suppressed: int = 0
     moved_to_term_chunk: int = 0
+    moved_occurrences: int = 0
     ghost_records: int = 0
+    ghost_records_removed: int = 0
+    emptied_records: int = 0
     suppressed_occurrences: int = 0
     problems_before: int = 0
     details: list[str] = field(default_factory=list)
@@ -141,17 +183,35 @@ def preconditions_hold(cluster_size: int, support: int, n_items: int, k: int, m:
     return cluster_size <= delta - 2 and support >= k + min(card, m) and support >= card
 
 
-def _lemma2_ok(cluster: Cluster, k: int, m: int, inherited: set[str]) -> bool:
-    """Terrovitis2012 Lemma 2 as the verifier judges it (see anonymizer.verify).
+def _lemma2_ok(cluster: Cluster, k: int, m: int) -> bool:
+    """Terrovitis2012 Lemma 2 on the cluster's own record chunks and term chunk (module docstring).
 
-    With no record chunk left (v = 0) every record still needs a piece somewhere, so the bound
-    reads with h = max(1, min(m, v)) = 1: size non-empty sub-records, i.e. a non-empty term chunk.
+    With no record chunk left (v = 0) every record still needs a piece, so the bound reads with
+    h = max(1, min(m, v)) = 1: size non-empty sub-records, i.e. a non-empty term chunk.
     """
     v = len(cluster.record_chunks)
     total = sum(len(chunk) for chunk in cluster.record_chunks)
-    needed = cluster.size + k * (max(1, min(m, v)) - 1)
-    extra = set(cluster.term_chunk) | (inherited - cluster.record_terms())
-    return total >= needed or bool(extra)
+    return bool(cluster.term_chunk) or total >= cluster.size + k * (max(1, min(m, v)) - 1)
+
+
+def _shown_elsewhere(ct: ClusterTruth, j: int, shared: set[int]) -> set[int]:
+    """Real records of the cluster that show a piece outside record chunk ``j``."""
+    out = {r for i, ids in enumerate(ct.record_chunks) if i != j for r in ids if r >= 0}
+    out.update(r for rs in ct.term_chunk.values() for r in rs)
+    out.update(r for r in ct.records if r in shared)
+    return out
+
+
+def _terms_to_keep(holders: dict[str, list[int]], emptied: set[int], support: Counter) -> list[str]:
+    """The fewest suppressed items giving every emptied record one of its own (greedy set cover;
+    ties: smaller support in the chunk, then the alphabetically last item)."""
+    left = set(emptied)
+    kept: list[str] = []
+    while left:
+        best = max(holders, key=lambda t: (len(left.intersection(holders[t])), -support[t], t))
+        kept.append(best)
+        left.difference_update(holders[best])
+    return kept
 
 
 def _copy(release: Release, truth: Truth) -> tuple[Release, Truth]:
@@ -165,18 +225,52 @@ def _copy(release: Release, truth: Truth) -> tuple[Release, Truth]:
     return Release(dict(release.params), clusters, joints), Truth(tcl, tj, truth.seed, truth.safe_seed)
 
 
-def _inherited_terms(release: Release) -> dict[str, set[str]]:
-    parent = {child: j for j in release.joint_clusters for child in j.children}
-    joints = {j.id: j for j in release.joint_clusters}
-    out: dict[str, set[str]] = {}
-    for cluster in release.clusters:
-        terms: set[str] = set()
-        node = cluster.id
-        while node in parent:
-            node = parent[node].id
-            terms.update(t for chunk in joints[node].shared_chunks for sub in chunk for t in sub)
-        out[cluster.id] = terms
-    return out
+def _suppress(cluster: Cluster, ct: ClusterTruth, j: int, drop: set[str], shared: set[int], k: int, m: int,
+              result: SafeResult) -> None:
+    """Suppress the items ``drop`` from record chunk ``j`` (Awad2019 5.2.2), keeping every real record
+    non-empty and Lemma 2 through the term chunk (module docstring); updates ``result``'s counts."""
+    chunk, ids = cluster.record_chunks[j], ct.record_chunks[j]
+    elsewhere = _shown_elsewhere(ct, j, shared)
+    holders: dict[str, list[int]] = {}
+    support: Counter = Counter()
+    kept_subs: list[tuple[str, ...]] = []
+    kept_ids: list[int] = []
+    emptied: set[int] = set()
+    ghosts_gone = 0
+    for sub, rid in zip(chunk, ids, strict=True):
+        for t in sub:
+            if t in drop:
+                support[t] += 1
+                if rid >= 0:
+                    holders.setdefault(t, []).append(rid)
+        rest = tuple(t for t in sub if t not in drop)
+        if rest:
+            kept_subs.append(rest)
+            kept_ids.append(rid)
+        elif rid < 0:
+            ghosts_gone += 1
+        elif rid not in elsewhere:
+            emptied.add(rid)
+    if kept_subs:
+        cluster.record_chunks[j], ct.record_chunks[j] = kept_subs, kept_ids
+    else:
+        del cluster.record_chunks[j]
+        del ct.record_chunks[j]
+    for _ in range(ghosts_gone):  # a ghost record has no piece outside the chunk it was added to
+        ct.records.remove(-1)
+    cluster.size -= ghosts_gone
+    result.ghost_records_removed += ghosts_gone
+    result.emptied_records += len(emptied)
+    keep = _terms_to_keep(holders, emptied, support)
+    if not keep and holders and not _lemma2_ok(cluster, k, m):
+        keep = [max(holders, key=lambda t: (-support[t], t))]
+    for t in keep:
+        ct.term_chunk[t] = sorted(holders[t])
+    ct.term_chunk = dict(sorted(ct.term_chunk.items()))
+    cluster.term_chunk = sorted({*cluster.term_chunk, *keep})
+    result.moved_to_term_chunk += len(keep)
+    result.moved_occurrences += sum(len(holders[t]) for t in keep)
+    result.suppressed_occurrences += sum(len(v) for t, v in holders.items() if t not in keep)
 
 
 def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = None, *,
@@ -198,10 +292,9 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = 
     rng = generator(seed, "safe")
     rel, tru = _copy(release, truth)
     tru.safe_seed = seed
-    inherited = _inherited_terms(rel)
+    shared = {r for jt in tru.joint_clusters for ids in jt.shared_chunks for r in ids}
     result = SafeResult(rel, tru)
     for cluster, ct in zip(rel.clusters, tru.clusters, strict=True):
-        inh = inherited[cluster.id]
         j = 0
         while j < len(cluster.record_chunks):
             chunk = cluster.record_chunks[j]
@@ -212,11 +305,13 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = 
             result.problems_before += 1
             items, full, covered = found
             card = math.ceil(len(items) / 2)
-            if preconditions_hold(cluster.size, full, len(items), k, m, delta):
-                before = _lemma2_ok(cluster, k, m, inh)
+            full_rows = [p for p, sub in enumerate(chunk) if len(sub) == len(items)]
+            if len(items) == 2:  # rule 3(a) empties the sub-record: only records showing another piece
+                elsewhere = _shown_elsewhere(ct, j, shared)
+                full_rows = [p for p in full_rows if ct.record_chunks[j][p] in elsewhere]
+            if preconditions_hold(cluster.size, full, len(items), k, m, delta) and len(full_rows) >= card:
                 shuffled = [items[int(i)] for i in rng.permutation(len(items))]
                 parts = [shuffled[i:i + 2] for i in range(0, len(shuffled), 2)]
-                full_rows = [p for p, sub in enumerate(chunk) if len(sub) == len(items)]
                 rows = [full_rows[int(i)] for i in rng.choice(len(full_rows), size=card, replace=False)]
                 flags = []
                 for part in parts:
@@ -230,7 +325,7 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = 
                 trial = Cluster(cluster.id, cluster.size + 2,
                                 [*cluster.record_chunks[:j], [new_subs[int(i)] for i in order],
                                  *cluster.record_chunks[j + 1:]], cluster.term_chunk)
-                if not before or _lemma2_ok(trial, k, m, inh):
+                if _lemma2_ok(trial, k, m):
                     cluster.record_chunks[j] = trial.record_chunks[j]
                     ct.record_chunks[j] = [new_ids[int(i)] for i in order]
                     cluster.size += 2
@@ -238,38 +333,11 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = 
                     result.partially_suppressed += 1
                     result.ghost_records += 2
                     continue
-            # Preconditions fail: suppress the chunk's items (or only the covered ones).
-            drop = set(items) if fallback == "chunk" else set(covered)
-            before = _lemma2_ok(cluster, k, m, inh)
-            ids = ct.record_chunks[j]
-            holders: dict[str, list[int]] = {}
-            kept_subs: list[tuple[str, ...]] = []
-            kept_ids: list[int] = []
-            for sub, rid in zip(chunk, ids, strict=True):
-                for t in sub:
-                    if t in drop:
-                        holders.setdefault(t, []).append(rid)
-                rest = tuple(t for t in sub if t not in drop)
-                if rest:
-                    kept_subs.append(rest)
-                    kept_ids.append(rid)
-            removed = sum(len(v) for v in holders.values())
-            if kept_subs:
-                cluster.record_chunks[j], ct.record_chunks[j] = kept_subs, kept_ids
-            else:
-                del cluster.record_chunks[j]
-                del ct.record_chunks[j]
+            _suppress(cluster, ct, j, set(items) if fallback == "chunk" else set(covered), shared, k, m, result)
             if fallback == "chunk":
                 result.fully_suppressed += 1
             else:
                 result.covered_suppressed += 1
-            if before and not _lemma2_ok(cluster, k, m, inh):
-                for t in sorted(holders):
-                    cluster.term_chunk.append(t)
-                    ct.term_chunk[t] = sorted(r for r in holders[t] if r >= 0)
-                result.moved_to_term_chunk += len(holders)
-            else:
-                result.suppressed_occurrences += removed
     rel.params["safe"] = True
     return result
 

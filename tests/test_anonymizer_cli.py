@@ -102,10 +102,11 @@ def test_module_entry_point(tmp_path, fig2):
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 
-def test_safe_flag_sets_param(tmp_path, fig2):
+def test_safe_flag_sets_param(tmp_path, fig2, capsys):
     out, tru = tmp_path / "rel.json", tmp_path / "truth.json"
     assert main([str(fig2), "-k", "2", "-m", "2", "--max-cluster-size", "5", "--safe", "-o", str(out),
                  "--truth", str(tru)]) == 0
+    assert "records kept non-empty by" in capsys.readouterr().out
     release = load_release(out)
     assert release.params["safe"] is True
     load_truth(tru).check_against(release)

@@ -171,10 +171,12 @@ def test_ordering_follows_term_chunk_support() -> None:
     """Section 4: clusters sorted by their term chunks written in decreasing tcs; adjacent pairs join.
 
     Term chunks {a,b}, {c}, {a}, {c}: tcs a=2, c=2, b=1 gives order {a}(P3) {a,b}(P1) {c}(P2) {c}(P4),
-    so P3+P1 and P2+P4 join (a pass over input order would pair P1 with P2 and fail)."""
-    records = [["a", "b"], ["a", "b"], ["c"], ["c"], ["a"], ["a"], ["c"], ["c"]]
+    so P3+P1 and P2+P4 join (a pass over input order would pair P1 with P2 and fail). Every leaf has a
+    record chunk [x]x2: a leaf without one keeps its last term-chunk term (Lemma 2)."""
+    records = [["a", "b", "x"], ["a", "b", "x"], ["c", "x"], ["c", "x"], ["a", "x"], ["a", "x"], ["c", "x"], ["c", "x"]]
     ds = TransactionDataset.from_records(records)
-    parts = [part([0, 1], [], ["a", "b"]), part([2, 3], [], ["c"]), part([4, 5], [], ["a"]), part([6, 7], [], ["c"])]
+    parts = [part([0, 1], [["x"]], ["a", "b"]), part([2, 3], [["x"]], ["c"]), part([4, 5], [["x"]], ["a"]),
+             part([6, 7], [["x"]], ["c"])]
     plans = refine(ds, parts, k=2, m=2)
     assert [p.children for p in plans] == [[0, 2], [1, 3]]
     assert [[sc.terms for sc in p.shared_chunks] for p in plans] == [[["a"]], [["c"]]]
@@ -187,6 +189,18 @@ def nested_example() -> tuple[TransactionDataset, list[VP]]:
     parts = [part([0, 1, 2], [["y"]], ["a", "z"]), part([3, 4, 5], [["y"]], ["b", "z"]),
              part([6, 7, 8], [["y"]], ["a", "z"]), part([9, 10, 11], [["y"]], ["b", "z"])]
     return ds, parts
+
+
+def test_a_leaf_without_record_chunks_keeps_its_last_term_chunk_term() -> None:
+    """Lemma 2 after REFINE: P2 has no record chunk, so it cannot get a term chunk back from one; of
+    its candidates the one with the smaller support (ties alphabetical) stays in its term chunk."""
+    records = [["a", "b", "x"], ["a", "x"], ["b", "x"], ["a", "b"], ["b"]]
+    ds = TransactionDataset.from_records(records)
+    plans = refine(ds, [part([0, 1, 2], [["x"]], ["a", "b"]), part([3, 4], [], ["a", "b"])], k=2, m=2)
+    assert len(plans) == 1 and plans[0].removed == {0: ["b"], 1: ["b"]}
+    assert [sc.terms for sc in plans[0].shared_chunks] == [["b"]]
+    plans = refine(ds, [part([0, 1, 2], [["x"]], ["a", "b"]), part([3], [], ["a"]), part([4], [], ["b"])], k=2, m=2)
+    assert plans == []  # each single-record leaf would lose its only term
 
 
 def test_joints_join_again_in_later_rounds() -> None:

@@ -74,16 +74,22 @@ def test_precondition_4_fails_chunk_suppressed():
     assert result.fully_suppressed == 1 and result.partially_suppressed == 0
     assert [c for c in result.release.clusters[0].record_chunks] == [[("e",), ("e",)]]
     assert result.truth.clusters[0].record_chunks == [[0, 2]]
+    # record 1 showed only {a, b}: it keeps b (the rarer) through the term chunk; a is suppressed
+    assert result.emptied_records == 1 and result.release.clusters[0].term_chunk == ["b", "z"]
+    assert result.truth.clusters[0].term_chunk == {"b": [0, 1], "z": [3]}
+    assert result.suppressed_occurrences == 4 and result.moved_occurrences == 2
     assert rlm(release, result.release) == pytest.approx(6 / 8)
     assert verify(result.release).ok
 
 
-def test_suppression_that_would_break_lemma2_moves_terms_to_term_chunk():
+def test_suppression_that_empties_records_keeps_one_term_in_the_term_chunk():
     release, truth = _tight([])
     result = safe_disassociate_report(release, truth)
     safe = result.release
-    assert safe.clusters[0].term_chunk == ["a", "b"] and result.moved_to_term_chunk == 2
-    assert result.truth.clusters[0].term_chunk == {"a": [0, 1, 2, 3], "b": [0, 1]}
+    # records 1 and 3 showed nothing else; a (held by both) is the one term they keep
+    assert safe.clusters[0].term_chunk == ["a"] and result.moved_to_term_chunk == 1
+    assert result.emptied_records == 2 and result.suppressed_occurrences == 2
+    assert result.truth.clusters[0].term_chunk == {"a": [0, 1, 2, 3]}
     assert verify(safe).ok
     assert rlm(release, safe) == pytest.approx(6 / 8)
 
@@ -143,13 +149,14 @@ def test_partial_suppression_with_exactly_card_records_equal_to_I():
     assert verify(result.release).ok and run_cover_attack(result.release, "strong").vulnerable_chunks == 0
 
 
-def test_deleting_the_only_record_chunk_moves_its_terms_to_the_term_chunk():
-    # Lemma 2 with v = 0 reads with h = 1 (as the verifier does): the records need a term chunk.
+def test_deleting_the_only_record_chunk_keeps_one_term_in_the_term_chunk():
+    # Both records would be left empty; one term (a and b tie: the alphabetically last) fills both.
     release = Release({"k": 2, "m": 2, "max_cluster_size": 6}, [Cluster("P1", 2, [[("a", "b"), ("a", "b")]], [])])
     truth = Truth([ClusterTruth("P1", [0, 1], [[0, 1]], {})])
     result = safe_disassociate_report(release, truth)
-    assert result.release.clusters[0].record_chunks == [] and result.release.clusters[0].term_chunk == ["a", "b"]
-    assert result.truth.clusters[0].term_chunk == {"a": [0, 1], "b": [0, 1]}
+    assert result.release.clusters[0].record_chunks == [] and result.release.clusters[0].term_chunk == ["b"]
+    assert result.truth.clusters[0].term_chunk == {"b": [0, 1]}
+    assert result.emptied_records == 2 and result.suppressed_occurrences == 2
     assert verify(result.release).ok
 
 
