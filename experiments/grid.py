@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from corpora.errors import InputError
-from experiments.schema import GRID_PARAMS, DatasetSpec, KExpr, SweepSpec
+from experiments.schema import GRID_PARAMS, LIMITS, DatasetSpec, KExpr, SweepSpec
 
 __all__ = ["RUN_PARAMS", "Run", "expand_points", "expand_runs", "filter_runs", "parse_only", "run_key"]
 
@@ -88,7 +89,11 @@ def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[d
         grid.update(dict(dataset.grid))
     points: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for combo in itertools.product(*_axes(spec, grid)):
+    axes = _axes(spec, grid)
+    if math.prod(len(a) for a in axes) > LIMITS.runs:
+        raise InputError(f"{spec.source}: grid: {math.prod(len(a) for a in axes):,} grid points; "
+                         f"at most {LIMITS.runs:,} in one sweep (split it)")
+    for combo in itertools.product(*axes):
         merged: dict[str, Any] = {}
         for part in combo:
             merged.update(part)
@@ -104,6 +109,9 @@ def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[d
         else:
             sizes = [size]
         for s in sizes:
+            if s > LIMITS.param_max:
+                shown = f"'{size.text}' gives {s:,}" if isinstance(size, KExpr) else f"{s:,}"
+                raise InputError(f"{spec.source}: grid.max_cluster_size: {shown}; at most {LIMITS.param_max:,}")
             if s < k:
                 shown = f"'{size.text}' gives {s}" if isinstance(size, KExpr) else str(s)
                 raise InputError(f"{spec.source}: grid.max_cluster_size: {shown} is impossible for k={k}: "
@@ -114,6 +122,9 @@ def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[d
             if tag not in seen:
                 seen.add(tag)
                 points.append(point)
+                if len(points) > LIMITS.runs:
+                    raise InputError(f"{spec.source}: grid: more than {LIMITS.runs:,} grid points in one sweep "
+                                     "(split it)")
     return points
 
 

@@ -46,6 +46,7 @@ import difflib
 import math
 import os
 import re
+import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,8 @@ from experiments.metrics import (
 
 __all__ = [
     "GRID_PARAMS",
+    "LIMITS",
+    "Limits",
     "COLUMNS",
     "DatasetSpec",
     "PlotSpec",
@@ -123,6 +126,55 @@ _PLOT_KEYS = ("id", "metric", "x", "group_by", "where", "title", "xlabel", "ylab
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on the work a sweep file may ask for before anything runs.
+
+    A sweep file is a few kilobytes of settings; these bounds are far above any real sweep and
+    keep a hostile or mistyped file (a YAML alias bomb, ``max_cluster_size: "1..k^40"``, ``repeats:
+    10^12``) from taking seconds, gigabytes or a traceback: it gets one error line instead.
+    """
+
+    file_bytes: int = 256 << 10
+    """Largest sweep file read (256 KiB; the example sweeps are 1-4 KiB)."""
+    yaml_nodes: int = 10_000
+    """Most YAML nodes (scalars, lists, mappings) in a sweep file (the examples have 100-600);
+    aliases are refused outright."""
+    yaml_depth: int = 50
+    """Deepest nesting of lists and mappings."""
+    scalar_chars: int = 10_000
+    """Longest single value (a string or a number written out)."""
+    expr_chars: int = 100
+    """Longest k-expression (``k^2..k^6``)."""
+    range_values: int = 1_000
+    """Most values one range (``{from, to, step}``, ``a..b``, ``k^a..k^b``) may give."""
+    param_max: int = 10**9
+    """Largest integer setting (k, m, a cluster size, a record count, ...): above any dataset held in memory."""
+    seed_max: int = 2**64 - 1
+    """Largest seed."""
+    runs: int = 100_000
+    """Most runs in one sweep (datasets x densities x sizes x grid points x seeds)."""
+    jobs: int = 1_024
+    """Most worker processes."""
+
+
+LIMITS = Limits()
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 2, 4, 4, 4
+_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 40, 40, 40
+_SHOW_CHARS = 80
+
+
+def _show(value: Any) -> str:
+    """A short repr of a value for an error message: at most a few items and 80 characters.
+
+    Built with :mod:`reprlib`, so a huge or deeply nested value costs no more than its first items.
+    """
+    text = _REPR.repr(value)
+    return text if len(text) <= _SHOW_CHARS else text[: _SHOW_CHARS - 3] + "..."
+
+
 # --------------------------------------------------------------------------- errors and helpers
 class _Ctx:
     """Where we are in the file, for messages: ``sweep.yaml: grid.k[2]: ...``."""
@@ -136,6 +188,8 @@ class _Ctx:
 
 
 def _suggest(word: str, allowed: Sequence[str]) -> str:
+    if len(str(word)) > 40:  # no near miss of a short name; and difflib's cost grows with the length
+        return ""
     close = difflib.get_close_matches(str(word), [str(a) for a in allowed], n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
@@ -147,8 +201,10 @@ def _allowed(allowed: Sequence[Any]) -> str:
 def _check_keys(ctx: _Ctx, obj: Mapping[str, Any], allowed: Sequence[str], path: str) -> None:
     for key in obj:
         if not isinstance(key, str) or key not in allowed:
-            where = f"{path}.{key}" if path else str(key)
-            raise ctx.fail(where, f"unknown key{_suggest(str(key), allowed)}; allowed keys: {_allowed(allowed)}")
+            shown = key if isinstance(key, str) and len(key) <= 40 else _show(key)
+            where = f"{path}.{shown}" if path else shown
+            hint = _suggest(key, allowed) if isinstance(key, str) and len(key) <= 40 else ""
+            raise ctx.fail(where, f"unknown key{hint}; allowed keys: {_allowed(allowed)}")
 
 
 def _type_name(value: Any) -> str:
@@ -168,43 +224,53 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
-def _int(ctx: _Ctx, value: Any, path: str, minimum: int | None = None, what: str = "") -> int:
+def _int(ctx: _Ctx, value: Any, path: str, minimum: int | None = None, what: str = "",
+         maximum: int = LIMITS.param_max) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ctx.fail(path, f"expected an integer, got {_type_name(value)} {value!r}")
+        raise ctx.fail(path, f"expected an integer, got {_type_name(value)} {_show(value)}")
     if minimum is not None and value < minimum:
-        raise ctx.fail(path, f"{value} is impossible: must be >= {minimum}{what}")
+        raise ctx.fail(path, f"{_show(value)} is impossible: must be >= {minimum}{what}")
+    if value > maximum:
+        raise ctx.fail(path, f"{_show(value)} is too large: at most {maximum:,}")
     return value
 
 
 def _number(ctx: _Ctx, value: Any, path: str, low: float | None = None, high: float | None = None,
             low_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
-        raise ctx.fail(path, f"expected a number, got {_type_name(value)} {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
+        raise ctx.fail(path, f"expected a number, got {_type_name(value)} {_show(value)}")
     v = float(value)
     if low is not None and (v < low or (low_open and v == low)):
         op = ">" if low_open else ">="
-        raise ctx.fail(path, f"{value} is impossible: must be {op} {low}")
+        raise ctx.fail(path, f"{_show(value)} is impossible: must be {op} {low}")
     if high is not None and v > high:
-        raise ctx.fail(path, f"{value} is impossible: must be <= {high}")
+        raise ctx.fail(path, f"{_show(value)} is impossible: must be <= {high}")
     return v
+
+
+def _finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an integer beyond the float range
+        return False
 
 
 def _str(ctx: _Ctx, value: Any, path: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ctx.fail(path, f"expected a non-empty string, got {_type_name(value)} {value!r}")
+        raise ctx.fail(path, f"expected a non-empty string, got {_type_name(value)} {_show(value)}")
     return value
 
 
 def _bool(ctx: _Ctx, value: Any, path: str) -> bool:
     if not isinstance(value, bool):
-        raise ctx.fail(path, f"expected true or false, got {_type_name(value)} {value!r}")
+        raise ctx.fail(path, f"expected true or false, got {_type_name(value)} {_show(value)}")
     return value
 
 
 def _choice(ctx: _Ctx, value: Any, path: str, allowed: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in allowed:
         hint = _suggest(str(value), allowed) if isinstance(value, str) else ""
-        raise ctx.fail(path, f"{value!r} is not allowed{hint}; allowed values: {_allowed(allowed)}")
+        raise ctx.fail(path, f"{_show(value)} is not allowed{hint}; allowed values: {_allowed(allowed)}")
     return value
 
 
@@ -213,11 +279,12 @@ def _unique(ctx: _Ctx, values: list[Any], path: str) -> None:
     for i, v in enumerate(values):
         key = repr(v)
         if key in seen:
-            raise ctx.fail(f"{path}[{i}]", f"{v!r} is listed twice")
+            raise ctx.fail(f"{path}[{i}]", f"{_show(v)} is listed twice")
         seen.add(key)
 
 
 # --------------------------------------------------------------------------- k-expressions
+_EXPR_MAX = 10**18
 _ALLOWED_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Add, ast.Sub,
                   ast.Mult, ast.Pow, ast.FloorDiv, ast.USub, ast.UAdd, ast.Load)
 
@@ -236,26 +303,47 @@ class KExpr:
 
     @staticmethod
     def _parse(text: str) -> ast.Expression:
-        tree = ast.parse(text.replace("^", "**"), mode="eval")
+        if len(text) > LIMITS.expr_chars:
+            raise ValueError(f"{_show(text)} is too long for an expression of k and m "
+                             f"(at most {LIMITS.expr_chars} characters)")
+        try:
+            tree = ast.parse(text.replace("^", "**"), mode="eval")
+        except (SyntaxError, ValueError):
+            raise ValueError(f"'{text}' is not an expression of k and m") from None
         for node in ast.walk(tree):
             if not isinstance(node, _ALLOWED_NODES):
                 raise ValueError(f"'{text}' may use only integers, k, m, + - * // ^ and parentheses")
             if isinstance(node, ast.Name) and node.id not in ("k", "m"):
                 raise ValueError(f"'{text}' names '{node.id}'; only k and m are known")
             if isinstance(node, ast.Constant) and (isinstance(node.value, bool) or not isinstance(node.value, int)):
-                raise ValueError(f"'{text}' holds {node.value!r}; only integers are allowed")
+                raise ValueError(f"'{text}' holds {_show(node.value)}; only integers are allowed")
         return tree
 
     def check(self) -> None:
         """Raise ValueError when the text is not a valid expression or range."""
+        if len(self.text) > LIMITS.expr_chars:
+            raise ValueError(f"{_show(self.text)} is too long for an expression of k and m "
+                             f"(at most {LIMITS.expr_chars} characters)")
         parts = self.text.split("..")
         if len(parts) > 2 or not all(p.strip() for p in parts):
             raise ValueError(f"'{self.text}' is neither an expression nor a range 'a..b'")
         for part in parts:
-            try:
-                self._parse(part.strip())
-            except SyntaxError:
-                raise ValueError(f"'{part.strip()}' is not an expression of k and m") from None
+            self._parse(part.strip())
+
+    @staticmethod
+    def _bounded(text: str, value: int) -> int:
+        """Every intermediate value stays within 10^18, so no expression builds a huge integer."""
+        if abs(value) > _EXPR_MAX:
+            raise ValueError(f"'{text}' reaches a value above 10^18")
+        return value
+
+    @classmethod
+    def _pow(cls, text: str, base: int, exponent: int) -> int:
+        if exponent < 0 or exponent > 64:
+            raise ValueError(f"'{text}' raises to the power {exponent}; powers 0..64 only")
+        if abs(base) > 1 and (abs(base).bit_length() - 1) * exponent > 62:
+            raise ValueError(f"'{text}' reaches a value above 10^18")
+        return cls._bounded(text, base**exponent)
 
     @classmethod
     def _eval(cls, text: str, k: int, m: int) -> int:
@@ -263,7 +351,7 @@ class KExpr:
             if isinstance(node, ast.Expression):
                 return ev(node.body)
             if isinstance(node, ast.Constant):
-                return int(node.value)
+                return cls._bounded(text, int(node.value))
             if isinstance(node, ast.Name):
                 return k if node.id == "k" else m
             if isinstance(node, ast.UnaryOp):
@@ -272,18 +360,16 @@ class KExpr:
             assert isinstance(node, ast.BinOp)
             a, b = ev(node.left), ev(node.right)
             if isinstance(node.op, ast.Add):
-                return a + b
+                return cls._bounded(text, a + b)
             if isinstance(node.op, ast.Sub):
-                return a - b
+                return cls._bounded(text, a - b)
             if isinstance(node.op, ast.Mult):
-                return a * b
+                return cls._bounded(text, a * b)
             if isinstance(node.op, ast.FloorDiv):
                 if b == 0:
                     raise ValueError(f"'{text}' divides by zero")
                 return a // b
-            if b < 0 or b > 64:
-                raise ValueError(f"'{text}' raises to the power {b}; powers 0..64 only")
-            return a**b
+            return cls._pow(text, a, b)
 
         return ev(cls._parse(text))
 
@@ -294,17 +380,30 @@ class KExpr:
             return ast.unparse(tree.left), ast.unparse(tree.right)
         return None
 
+    def _count(self, lo: int, hi: int, k: int, m: int) -> None:
+        if hi - lo + 1 > LIMITS.range_values:
+            raise ValueError(f"'{self.text}' gives {hi - lo + 1:,} values for k={k}, m={m}; "
+                             f"a range gives at most {LIMITS.range_values:,}")
+
     def values(self, k: int, m: int) -> list[int]:
-        """The integers this expression gives for one (k, m)."""
+        """The integers this expression gives for one (k, m).
+
+        ValueError when it is invalid, when a value passes 10^18 or when a range would give more
+        than :attr:`Limits.range_values` values (``"1..k^40"``), before anything is allocated.
+        """
         parts = [p.strip() for p in self.text.split("..")]
         if len(parts) == 1:
             return [self._eval(parts[0], k, m)]
+        for part in parts:
+            self._parse(part)
         lo_pow, hi_pow = self._power(parts[0]), self._power(parts[1])
         if lo_pow and hi_pow and lo_pow[0] == hi_pow[0]:
             base = self._eval(lo_pow[0], k, m)
             lo, hi = self._eval(lo_pow[1], k, m), self._eval(hi_pow[1], k, m)
-            return [base**e for e in range(lo, hi + 1)]
+            self._count(lo, hi, k, m)
+            return [self._pow(self.text, base, e) for e in range(lo, hi + 1)]
         lo, hi = self._eval(parts[0], k, m), self._eval(parts[1], k, m)
+        self._count(lo, hi, k, m)
         return list(range(lo, hi + 1))
 
 
@@ -430,7 +529,7 @@ def _parse_datasets(ctx: _Ctx, value: Any, base_dir: str) -> tuple[DatasetSpec, 
                 raise ctx.fail(f"{path}.records", "expected an integer or a non-empty list of integers")
             records = tuple(_int(ctx, r, f"{path}.records", 1) for r in recs)
             _unique(ctx, list(records), f"{path}.records")
-        seed = _int(ctx, entry["seed"], f"{path}.seed", 0) if "seed" in entry else None
+        seed = _int(ctx, entry["seed"], f"{path}.seed", 0, maximum=LIMITS.seed_max) if "seed" in entry else None
         label = _str(ctx, entry["label"], f"{path}.label") if "label" in entry else None
         stand_in = _str(ctx, entry["stand_in"], f"{path}.stand_in") if "stand_in" in entry else None
         options: tuple[tuple[str, Any], ...] = ()
@@ -455,7 +554,7 @@ def _parse_datasets(ctx: _Ctx, value: Any, base_dir: str) -> tuple[DatasetSpec, 
     labels = [d.display() for d in out]
     for i, lab in enumerate(labels):
         if labels.index(lab) != i:
-            raise ctx.fail(f"datasets[{i}]", f"dataset '{lab}' is declared twice; give one of them a 'label'")
+            raise ctx.fail(f"datasets[{i}]", f"dataset {_show(lab)} is declared twice; give one of them a 'label'")
     return tuple(out)
 
 
@@ -486,6 +585,10 @@ def _parse_range(ctx: _Ctx, value: Mapping[str, Any], path: str, number: bool = 
         raise ctx.fail(f"{path}.step", f"{step} is impossible: must be > 0")
     if hi < lo:
         raise ctx.fail(path, f"empty range: 'to' ({hi}) is below 'from' ({lo})")
+    count = math.floor((hi - lo) / step + (1e-9 if number else 0)) + 1
+    if count > LIMITS.range_values:
+        raise ctx.fail(path, f"the range gives {count:,} values; at most {LIMITS.range_values:,} "
+                       "(raise 'step' or split the sweep)")
     out: list[Any] = []
     i = 0
     while lo + i * step <= hi + (1e-9 if number else 0):
@@ -619,7 +722,7 @@ def _parse_attacks(ctx: _Ctx, value: Any) -> dict[str, dict[str, Any]]:
             _str(ctx, s, p)
             if s not in ("glove", "ngd") and not s.startswith("table:"):
                 hint = _suggest(s, ["glove", "ngd"])
-                raise ctx.fail(p, f"{s!r} is not a scorer{hint}; allowed: glove, ngd, table:FILE")
+                raise ctx.fail(p, f"{_show(s)} is not a scorer{hint}; allowed: glove, ngd, table:FILE")
         _unique(ctx, scorers, "attacks.semantic.scorers")
         selectors = _as_list(sem.get("selectors", list(SELECTORS)))
         if not selectors:
@@ -651,7 +754,7 @@ def _parse_utility(ctx: _Ctx, value: Any) -> dict[str, Any]:
     if "re_range" in value:
         rr = value["re_range"]
         if not isinstance(rr, list) or len(rr) != 2:
-            raise ctx.fail("utility.re_range", f"expected [first, last] term ranks, got {rr!r}")
+            raise ctx.fail("utility.re_range", f"expected [first, last] term ranks, got {_show(rr)}")
         lo = _int(ctx, rr[0], "utility.re_range[0]", 0)
         hi = _int(ctx, rr[1], "utility.re_range[1]", lo + 1)
         out["re_range"] = [lo, hi]
@@ -662,13 +765,13 @@ def _parse_seeds(ctx: _Ctx, raw: Mapping[str, Any]) -> tuple[int, ...]:
     if "seeds" in raw and "repeats" in raw:
         raise ctx.fail("seeds", "give either 'seeds' (a list) or 'repeats' (a count), not both")
     if "repeats" in raw:
-        n = _int(ctx, raw["repeats"], "repeats", 1)
+        n = _int(ctx, raw["repeats"], "repeats", 1, maximum=LIMITS.runs)
         return tuple(range(n))
     if "seeds" in raw:
         seeds = _as_list(raw["seeds"])
         if not seeds:
             raise ctx.fail("seeds", "expected an integer or a non-empty list of integers")
-        out = [_int(ctx, s, f"seeds[{i}]", 0) for i, s in enumerate(seeds)]
+        out = [_int(ctx, s, f"seeds[{i}]", 0, maximum=LIMITS.seed_max) for i, s in enumerate(seeds)]
         _unique(ctx, out, "seeds")
         return tuple(out)
     return (0,)
@@ -736,12 +839,12 @@ def _parse_plots(ctx: _Ctx, value: Any, metrics: Sequence[str]) -> tuple[PlotSpe
         if pid is not None:
             pid = _str(ctx, pid, f"{path}.id")
             if not _NAME_RE.match(pid):
-                raise ctx.fail(f"{path}.id", f"{pid!r}: use letters, digits, '_', '.', '-' only")
+                raise ctx.fail(f"{path}.id", f"{_show(pid)}: use letters, digits, '_', '.', '-' only")
         else:
             suffix = "".join(f"_{k}-{'-'.join(str(v) for v in vs)}" for k, vs in where)
             pid = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{metric}_vs_{x}{suffix}")
         if pid in ids:
-            raise ctx.fail(f"{path}.id", f"figure id '{pid}' is used twice; give each figure its own 'id'")
+            raise ctx.fail(f"{path}.id", f"figure id {_show(pid)} is used twice; give each figure its own 'id'")
         ids.add(pid)
         texts = {}
         for key in ("title", "xlabel", "ylabel", "note"):
@@ -763,7 +866,7 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
         raise ctx.fail("name", "missing: every sweep needs a name (results go to results/<name>/)")
     name = _str(ctx, raw["name"], "name")
     if not _NAME_RE.match(name):
-        raise ctx.fail("name", f"{name!r}: use letters, digits, '_', '.', '-' only (it names a folder)")
+        raise ctx.fail("name", f"{_show(name)}: use letters, digits, '_', '.', '-' only (it names a folder)")
     if "datasets" not in raw:
         raise ctx.fail("datasets", "missing: list at least one dataset")
     datasets = _parse_datasets(ctx, raw["datasets"], base_dir)
@@ -787,7 +890,7 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     scheduler = _str(ctx, raw["scheduler"], "scheduler") if raw.get("scheduler") is not None else None
     if scheduler is not None and executor != "dask":
         raise ctx.fail("scheduler", "a scheduler address needs 'executor: dask'")
-    jobs = _int(ctx, raw.get("jobs", 1), "jobs", 1)
+    jobs = _int(ctx, raw.get("jobs", 1), "jobs", 1, maximum=LIMITS.jobs)
     zip_results = _bool(ctx, raw.get("zip_results", False), "zip_results")
     description = _str(ctx, raw["description"], "description") if raw.get("description") is not None else ""
     note = _str(ctx, raw["note"], "note") if raw.get("note") is not None else ""
@@ -798,23 +901,105 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     # Expanding the grid checks the points themselves (k <= max_cluster_size, expressions).
     from experiments.grid import expand_points
 
+    total = 0
     for d in datasets:
-        expand_points(spec, d)
+        total += len(expand_points(spec, d)) * len(d.densities) * len(d.records) * len(seeds)
+    if total > LIMITS.runs:
+        raise ctx.fail("", f"the sweep has {total:,} runs; at most {LIMITS.runs:,} in one file (split it)")
     return spec
 
 
-def load_sweep(path: str | os.PathLike[str]) -> SweepSpec:
-    """Read and validate a sweep file (InputError names the file and the key path of any mistake)."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such sweep file")
+try:
+    from yaml.cyaml import CParser as _CParser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _CParser = None
+
+if _CParser is not None:
+
+    class _SafeBase(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor,  # type: ignore[misc]
+                    yaml.resolver.Resolver):
+        """libyaml's parser (fast) under PyYAML's Python composer, so :class:`_BoundedLoader` can
+        check every node as it is composed (``yaml.CSafeLoader`` composes in C, out of reach)."""
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+else:  # pragma: no cover - PyYAML built without libyaml
+    _SafeBase = yaml.SafeLoader  # type: ignore[misc,assignment]
+
+
+class _BoundedLoader(_SafeBase):
+    """A safe YAML loader that refuses aliases and bounds the node count, the depth and value lengths.
+
+    The checks run while the document is composed, before any Python object is built, so a
+    billion-laughs file (a few aliases of aliases) fails at its first ``*alias`` in microseconds.
+    Anchors alone (``&name``) are harmless and allowed.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._nodes = 0
+        self._depth = 0
+
+    def _refuse(self, problem: str) -> yaml.composer.ComposerError:
+        return yaml.composer.ComposerError(None, None, problem, self.peek_event().start_mark)
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise self._refuse("aliases (*name) are not allowed in a sweep file; write the value out")
+        self._nodes += 1
+        if self._nodes > LIMITS.yaml_nodes:
+            raise self._refuse(f"more than {LIMITS.yaml_nodes:,} values in one sweep file")
+        event = self.peek_event()
+        if isinstance(event, yaml.ScalarEvent) and len(event.value) > LIMITS.scalar_chars:
+            raise self._refuse(f"a value of {len(event.value):,} characters; at most {LIMITS.scalar_chars:,}")
+        self._depth += 1
+        try:
+            if self._depth > LIMITS.yaml_depth:
+                raise self._refuse(f"lists and mappings nested more than {LIMITS.yaml_depth} deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _read_yaml(p: Path) -> Any:
+    """The YAML document of a sweep file, within :data:`LIMITS` (InputError otherwise)."""
+    with p.open("rb") as handle:
+        data = handle.read(LIMITS.file_bytes + 1)
+    if len(data) > LIMITS.file_bytes:
+        raise InputError(f"{p}: larger than {LIMITS.file_bytes // 1024:,} KiB; a sweep file holds settings, not data")
     try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: not UTF-8 text") from None
+    try:
+        return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(f"{p}: {where}not valid YAML ({problem})") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: not UTF-8 text") from None
+        raise InputError(f"{p}: {where}not valid YAML ({_show_text(problem)})") from None
+    except ValueError as exc:  # a constructor's refusal, e.g. an integer of more than 4,300 digits
+        raise InputError(f"{p}: a value cannot be read ({_show_text(str(exc))})") from None
+
+
+def _show_text(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= _SHOW_CHARS else first[: _SHOW_CHARS - 3] + "..."
+
+
+def load_sweep(path: str | os.PathLike[str]) -> SweepSpec:
+    """Read and validate a sweep file (InputError names the file and the key path of any mistake).
+
+    The file is read within :data:`LIMITS`: at most 256 KiB, no YAML aliases, at most 10,000
+    values (the example sweeps have 100-600) nested at most 50 deep; every message quotes at
+    most a short prefix of a value.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such sweep file")
+    raw = _read_yaml(p)
     return parse_sweep(raw, source=str(p), base_dir=str(p.parent))
