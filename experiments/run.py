@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from corpora.errors import InputError, run_cli
 from experiments.grid import RUN_PARAMS, parse_only
 from experiments.runner import run_sweep
-from experiments.schema import load_sweep
+from experiments.schema import LIMITS, load_sweep
 
 __all__ = ["build_parser", "main"]
 
@@ -47,8 +47,31 @@ def _terminate(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError(f"--jobs {args.jobs}: must be >= 1")
+    if args.jobs is not None and not 1 <= args.jobs <= LIMITS.jobs:
+        raise InputError(f"--jobs {args.jobs}: must be between 1 and {LIMITS.jobs}")
+    try:
+        return _run(args)
+    except MemoryError as exc:
+        raise InputError(_out_of_memory(exc)) from None
+
+
+def _out_of_memory(exc: MemoryError) -> str:
+    """One line for a MemoryError of the main process: what failed, the peak memory, how to need less."""
+    detail = str(exc).strip().splitlines()[0][:120] if str(exc).strip() else ""
+    what = f" ({detail})" if detail else ""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        peak = ""
+    else:
+        kib = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        peak = f" at a peak of {kib / (1024**2 if sys.platform == 'darwin' else 1024):,.0f} MiB"  # macOS: bytes
+    return (f"out of memory{what}{peak}; need less: fewer --jobs, fewer or smaller datasets ('records'), "
+            "a smaller max_cluster_size, or part of the sweep with --only")
+
+
+def _run(args: argparse.Namespace) -> int:
     spec = load_sweep(args.sweep)
     only = parse_only(args.only)
     executor = "dask" if args.scheduler else args.executor

@@ -19,6 +19,7 @@ kept in the table) and the sweep goes on.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -40,6 +41,7 @@ from tqdm import tqdm
 from corpora.errors import InputError
 from corpora.files import atomic_open, write_json_atomic, write_text_atomic
 from experiments.grid import RUN_PARAMS, Run, expand_runs, filter_runs
+from experiments.guard import die_with_parent, results_lock
 from experiments.schema import DatasetSpec, SweepSpec
 
 __all__ = [
@@ -114,6 +116,8 @@ def execute_run(task: Task, key: str, config: Mapping[str, Any]) -> dict[str, An
         status = "error"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         error = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+        if isinstance(exc, MemoryError):
+            error += " (out of memory: lower jobs, the dataset's records or max_cluster_size)"
         trace = traceback.format_exc(limit=8)
     return {
         "format": RUN_FORMAT,
@@ -249,7 +253,7 @@ def _run_serial(task: Task, pending: Sequence[Run], progress: _Progress) -> None
 
 def _run_processes(task: Task, pending: Sequence[Run], progress: _Progress, jobs: int) -> None:
     by_future = {}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         try:
             for run in pending:
                 by_future[pool.submit(execute_run, task, run.key, run.config)] = run
@@ -349,31 +353,47 @@ def run_sweep(
         raise InputError(f"executor {executor!r}: allowed values: local, dask")
     directory = Path(results_root) / spec.name
     runs_dir = directory / "runs"
-    runs = expand_runs(spec, resolve)
-    selected = filter_runs(runs, only or {})
-    if only and not selected:
-        raise InputError("--only: no run of the sweep matches " +
-                         " ".join(f"{k}={'|'.join(v)}" for k, v in only.items()))
-    records: dict[str, dict[str, Any]] = {}
-    if runs_dir.is_dir():
-        for run in runs:
-            rec = load_run_record(runs_dir / f"{run.key}.json")
-            if rec is not None:
-                records[run.key] = rec
-    pending = [r for r in selected
-               if r.key not in records or (retry_failed and records[r.key]["status"] == "error")]
-    if dry_run:
-        for run in selected:
-            status = records[run.key]["status"] if run.key in records else "pending"
-            if run in pending and run.key in records:
-                status = "retry"
-            params = " ".join(f"{k}={_fmt(v)}" for k, v in run.params.items() if v is not None)
-            print(f"{run.key}  {status:7s}  {params}", file=out)
-        print(f"{len(selected)} runs ({len(pending)} to run, {len(selected) - len(pending)} cached) "
-              f"-> {directory}", file=out)
-        return SweepResult(spec.name, directory, len(selected), len(selected) - len(pending), 0, 0, None,
-                           seconds=time.perf_counter() - started)
-    runs_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        if not dry_run:  # before any work: the folder is writable and no other sweep writes it
+            stack.enter_context(results_lock(directory))
+        runs = expand_runs(spec, resolve)
+        selected = filter_runs(runs, only or {})
+        if only and not selected:
+            raise InputError("--only: no run of the sweep matches " +
+                             " ".join(f"{k}={'|'.join(v)}" for k, v in only.items()))
+        records: dict[str, dict[str, Any]] = {}
+        if runs_dir.is_dir():
+            for run in runs:
+                rec = load_run_record(runs_dir / f"{run.key}.json")
+                if rec is not None:
+                    records[run.key] = rec
+        pending = [r for r in selected
+                   if r.key not in records or (retry_failed and records[r.key]["status"] == "error")]
+        if dry_run:
+            for run in selected:
+                status = records[run.key]["status"] if run.key in records else "pending"
+                if run in pending and run.key in records:
+                    status = "retry"
+                params = " ".join(f"{k}={_fmt(v)}" for k, v in run.params.items() if v is not None)
+                print(f"{run.key}  {status:7s}  {params}", file=out)
+            print(f"{len(selected)} runs ({len(pending)} to run, {len(selected) - len(pending)} cached) "
+                  f"-> {directory}", file=out)
+            return SweepResult(spec.name, directory, len(selected), len(selected) - len(pending), 0, 0, None,
+                               seconds=time.perf_counter() - started)
+        result = _execute(spec, task, runs, selected, pending, records, directory, executor, scheduler, jobs, plots)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequence[Run], pending: Sequence[Run],
+             records: dict[str, dict[str, Any]], directory: Path, executor: str, scheduler: str | None, jobs: int,
+             plots: bool) -> SweepResult:
+    """Run the pending runs and write the table, figures and archive (the caller holds the lock)."""
+    runs_dir = directory / "runs"
+    try:
+        runs_dir.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{runs_dir}: cannot be created ({exc.strerror or type(exc).__name__})") from None
     csv_path = directory / "results.csv"
     bar = tqdm(total=len(pending), desc=spec.name, unit="run", disable=None, file=sys.stderr)
     progress = _Progress(runs_dir, csv_path, runs, records, bar)
@@ -399,7 +419,6 @@ def run_sweep(
         result.figures, result.report_path = write_figures_and_report(spec, csv_path, directory, runs, records)
     if spec.zip_results:
         result.zip_path = _write_zip(directory)
-    result.seconds = time.perf_counter() - started
     return result
 
 

@@ -181,7 +181,7 @@ def test_writes_are_atomic(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="disk full"):
         write_results_csv(result.csv_path, runs, records)
     assert result.csv_path.read_bytes() == before
-    assert sorted(p.name for p in result.directory.iterdir()) == ["results.csv", "runs"]
+    assert sorted(p.name for p in result.directory.iterdir()) == [".lock", "results.csv", "runs"]
     monkeypatch.setattr(runner_mod, "_fmt", real)
 
     def no_fsync(fd):
@@ -191,7 +191,7 @@ def test_writes_are_atomic(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="No space left"):
         write_results_csv(result.csv_path, runs, records)
     assert result.csv_path.read_bytes() == before
-    assert sorted(p.name for p in result.directory.iterdir()) == ["results.csv", "runs"]
+    assert sorted(p.name for p in result.directory.iterdir()) == [".lock", "results.csv", "runs"]
     monkeypatch.undo()
     # a run record that cannot be serialized leaves no file behind
     progress = runner_mod._Progress(result.directory / "runs", result.csv_path, runs, {}, runner_mod.tqdm(disable=True))
