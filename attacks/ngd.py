@@ -27,6 +27,7 @@ words (a bag-of-words approximation of a phrase query).
 from __future__ import annotations
 
 import bz2
+import dataclasses
 import json
 import logging
 import math
@@ -45,6 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpora.errors import InputError
+from corpora.messages import show
 
 __all__ = [
     "CountBackend",
@@ -221,6 +223,9 @@ class LocalCountBackend:
         return np.asarray((a.T @ b).toarray(), dtype=float)
 
 
+_CONFIG_BYTES = 64 << 10
+
+
 @dataclass
 class WebConfig:
     """How to ask a web search API for hit counts.
@@ -251,6 +256,56 @@ class WebConfig:
     cache_path: str | None = None
     extra_headers: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self, source: str = "web NGD config") -> None:
+        """InputError (one line) for a value of the wrong type or a template naming an unknown field.
+
+        Checked when the config is built, so a mistake costs no request and ends in no traceback:
+        ``url_template`` may name only ``{query}`` (required) and ``{key}``, ``single_query`` only
+        ``{a}``, ``pair_query`` ``{a}`` and ``{b}``; ``total`` is a positive number.
+        """
+        for name in ("url_template", "json_path", "single_query", "pair_query"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise InputError(f"{source}: {name} must be a non-empty string, got {_short(getattr(self, name))}")
+        for name in ("key_env", "key_header", "cache_path"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise InputError(f"{source}: {name} must be a non-empty string or null, got {_short(value)}")
+        _template_fields(source, "url_template", self.url_template, required={"query"}, allowed={"query", "key"})
+        _template_fields(source, "single_query", self.single_query, required={"a"}, allowed={"a"})
+        _template_fields(source, "pair_query", self.pair_query, required={"a", "b"}, allowed={"a", "b"})
+        _positive_number(source, "total", self.total, strict=True)
+        _positive_number(source, "timeout", self.timeout, strict=True)
+        _positive_number(source, "backoff", self.backoff)
+        _positive_number(source, "min_interval", self.min_interval)
+        if isinstance(self.retries, bool) or not isinstance(self.retries, int) or not 0 <= self.retries <= 100:
+            raise InputError(f"{source}: retries must be an integer from 0 to 100, got {_short(self.retries)}")
+        if not isinstance(self.extra_headers, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in self.extra_headers.items()
+        ):
+            raise InputError(f"{source}: extra_headers must map header names to strings")
+        if "{key}" in self.url_template and not self.key_env:
+            raise InputError(f"{source}: url_template uses {{key}} but no key_env is set")
+
+    @classmethod
+    def from_file(cls, path: str) -> WebConfig:
+        """Read a config from a JSON file (at most 64 KiB of UTF-8; InputError in one line otherwise)."""
+        with open(path, "rb") as handle:
+            data = handle.read(_CONFIG_BYTES + 1)
+        if len(data) > _CONFIG_BYTES:
+            raise InputError(f"{path}: larger than {_CONFIG_BYTES // 1024} KiB; a web NGD config is a few settings")
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: not UTF-8 text (a web NGD config is a JSON object)") from None
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"{path}: not valid JSON (nested too deeply)") from None
+        return cls.from_json(obj, source=path)
+
     @classmethod
     def from_json(cls, obj: Any, source: str = "web NGD config") -> WebConfig:
         """Build a config from a JSON object (the keys are the field names)."""
@@ -259,14 +314,57 @@ class WebConfig:
         allowed = set(cls.__dataclass_fields__)
         unknown = sorted(set(obj) - allowed)
         if unknown:
-            raise InputError(f"{source}: unknown key(s) {', '.join(unknown)}")
+            raise InputError(f"{source}: unknown key(s) {_short(', '.join(unknown))}")
         for req in ("url_template", "json_path", "total"):
             if req not in obj:
                 raise InputError(f"{source}: missing key {req!r}")
+        # built without __init__ so that the one validation names the file, not "web NGD config"
+        config = cls.__new__(cls)
+        for spec in dataclasses.fields(cls):
+            if spec.name in obj:
+                value = obj[spec.name]
+            elif spec.default_factory is not dataclasses.MISSING:
+                value = spec.default_factory()
+            else:
+                value = spec.default
+            setattr(config, spec.name, value)
+        config.validate(source)
+        return config
+
+
+def _short(value: Any) -> str:
+    return show(value, limit=60)
+
+
+def _template_fields(source: str, name: str, template: str, required: set[str], allowed: set[str]) -> None:
+    import string
+
+    try:
+        parsed = [(f, spec, conv) for _lit, f, spec, conv in string.Formatter().parse(template) if f is not None]
+    except ValueError as exc:  # an unmatched brace
+        raise InputError(f"{source}: {name} is not a valid template ({exc})") from None
+    if any(spec or conv for _f, spec, conv in parsed):  # {query:>99999999} would pad without bound
+        raise InputError(f"{source}: {name}: write fields plainly, without a format or conversion (e.g. {{query}})")
+    fields = {f for f, _spec, _conv in parsed}
+    unknown = sorted(fields - allowed)
+    if unknown:
+        raise InputError(f"{source}: {name} names the unknown field {{{_short(unknown[0])[1:-1]}}}; "
+                         f"allowed: {', '.join('{' + f + '}' for f in sorted(allowed))}")
+    missing = sorted(required - fields)
+    if missing:
+        raise InputError(f"{source}: {name} must contain {{{missing[0]}}}")
+
+
+def _positive_number(source: str, name: str, value: Any, strict: bool = False) -> None:
+    ok = not isinstance(value, bool) and isinstance(value, int | float)
+    if ok:
         try:
-            return cls(**obj)
-        except TypeError as exc:
-            raise InputError(f"{source}: {exc}") from None
+            ok = math.isfinite(float(value)) and (value > 0 if strict else value >= 0)
+        except OverflowError:
+            ok = False
+    if not ok:
+        what = "a positive number" if strict else "a number >= 0"
+        raise InputError(f"{source}: {name} must be {what}, got {_short(value)}")
 
 
 class WebCountBackend:
@@ -275,12 +373,7 @@ class WebCountBackend:
     def __init__(self, config: WebConfig, session: Any = None) -> None:
         import requests
 
-        if "{query}" not in config.url_template:
-            raise InputError("web NGD: url_template must contain {query}")
-        if "{key}" in config.url_template and not config.key_env:
-            raise InputError("web NGD: url_template uses {key} but no key_env is set")
-        if config.total <= 0:
-            raise InputError("web NGD: total (N) must be positive")
+        config.validate("web NGD")
         self.config = config
         self._session = session or requests.Session()
         self._requests = requests
@@ -291,9 +384,13 @@ class WebCountBackend:
         self.cache_hits = 0
         self._db: sqlite3.Connection | None = None
         if config.cache_path:
-            self._db = sqlite3.connect(config.cache_path, check_same_thread=False)
-            self._db.execute("CREATE TABLE IF NOT EXISTS hits (query TEXT PRIMARY KEY, count REAL NOT NULL)")
-            self._db.commit()
+            try:
+                self._db = sqlite3.connect(config.cache_path, check_same_thread=False)
+                self._db.execute("CREATE TABLE IF NOT EXISTS hits (query TEXT PRIMARY KEY, count REAL NOT NULL)")
+                self._db.commit()
+            except sqlite3.Error as exc:
+                where = _short(config.cache_path)
+                raise InputError(f"web NGD: cache {where}: not a usable SQLite file ({exc})") from None
 
     def close(self) -> None:
         if self._db is not None:
@@ -334,6 +431,13 @@ class WebCountBackend:
     def _redact(self, text: str, key: str) -> str:
         return text.replace(key, "***") if key else text
 
+    def _answer(self, value: Any) -> str:
+        """A server's answer as an error line may show it: the key removed (as sent, quoted or not),
+        control characters replaced, at most a short prefix."""
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        key = os.environ.get(self.config.key_env, "") if self.config.key_env else ""
+        return show(text, limit=60, secrets=(key, urllib.parse.quote(key, safe="")) if key else ())
+
     def _extract(self, payload: Any, query: str) -> float:
         node = payload
         for part in self.config.json_path.split("."):
@@ -345,13 +449,15 @@ class WebCountBackend:
             else:
                 node = None
             if node is None:
-                raise InputError(f"web NGD: JSON path {self.config.json_path!r} not found in the answer to {query!r}")
+                raise InputError(f"web NGD: JSON path {_short(self.config.json_path)} not found in the answer to "
+                                 f"{_short(query)} (answer begins {self._answer(payload)})")
         try:
             value = float(node)
-        except (TypeError, ValueError):
-            raise InputError(f"web NGD: hit count at {self.config.json_path!r} is not a number: {node!r}") from None
-        if value < 0 or math.isnan(value):
-            raise InputError(f"web NGD: negative or invalid hit count {value!r} for {query!r}")
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"web NGD: hit count at {_short(self.config.json_path)} is not a number: "
+                             f"{self._answer(node)}") from None
+        if value < 0 or not math.isfinite(value):
+            raise InputError(f"web NGD: negative or invalid hit count {self._answer(node)} for {_short(query)}")
         return value
 
     def _wait_rate_limit(self) -> None:

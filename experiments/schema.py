@@ -46,7 +46,6 @@ import difflib
 import math
 import os
 import re
-import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +54,7 @@ from typing import Any
 import yaml
 
 from corpora.errors import InputError
+from corpora.messages import show
 from experiments.metrics import (
     ALL_METRICS,
     ATTACKERS,
@@ -160,19 +160,9 @@ class Limits:
 
 LIMITS = Limits()
 
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 2, 4, 4, 4
-_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 40, 40, 40
-_SHOW_CHARS = 80
-
-
 def _show(value: Any) -> str:
-    """A short repr of a value for an error message: at most a few items and 80 characters.
-
-    Built with :mod:`reprlib`, so a huge or deeply nested value costs no more than its first items.
-    """
-    text = _REPR.repr(value)
-    return text if len(text) <= _SHOW_CHARS else text[: _SHOW_CHARS - 3] + "..."
+    """A short repr of a value for an error message (see :func:`corpora.messages.show`)."""
+    return show(value)
 
 
 # --------------------------------------------------------------------------- errors and helpers
@@ -987,8 +977,7 @@ def _read_yaml(p: Path) -> Any:
 
 
 def _show_text(text: str) -> str:
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    return first if len(first) <= _SHOW_CHARS else first[: _SHOW_CHARS - 3] + "..."
+    return show(text.strip().splitlines()[0] if text.strip() else "", quote=False)
 
 
 def load_sweep(path: str | os.PathLike[str]) -> SweepSpec:
