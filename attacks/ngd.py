@@ -46,6 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpora.errors import InputError
+from corpora.files import read_text_bounded
 from corpora.messages import show
 
 __all__ = [
@@ -292,14 +293,9 @@ class WebConfig:
     @classmethod
     def from_file(cls, path: str) -> WebConfig:
         """Read a config from a JSON file (at most 64 KiB of UTF-8; InputError in one line otherwise)."""
-        with open(path, "rb") as handle:
-            data = handle.read(_CONFIG_BYTES + 1)
-        if len(data) > _CONFIG_BYTES:
-            raise InputError(f"{path}: larger than {_CONFIG_BYTES // 1024} KiB; a web NGD config is a few settings")
+        text = read_text_bounded(path, _CONFIG_BYTES)
         try:
-            obj = json.loads(data.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not UTF-8 text (a web NGD config is a JSON object)") from None
+            obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
         except RecursionError:

@@ -49,29 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.jobs is not None and not 1 <= args.jobs <= LIMITS.jobs:
         raise InputError(f"--jobs {args.jobs}: must be between 1 and {LIMITS.jobs}")
-    try:
-        return _run(args)
-    except MemoryError as exc:
-        raise InputError(_out_of_memory(exc)) from None
-
-
-def _out_of_memory(exc: MemoryError) -> str:
-    """One line for a MemoryError of the main process: what failed, the peak memory, how to need less."""
-    detail = str(exc).strip().splitlines()[0][:120] if str(exc).strip() else ""
-    what = f" ({detail})" if detail else ""
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - Windows
-        peak = ""
-    else:
-        kib = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                  resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-        peak = f" at a peak of {kib / (1024**2 if sys.platform == 'darwin' else 1024):,.0f} MiB"  # macOS: bytes
-    return (f"out of memory{what}{peak}; need less: fewer --jobs, fewer or smaller datasets ('records'), "
-            "a smaller max_cluster_size, or part of the sweep with --only")
-
-
-def _run(args: argparse.Namespace) -> int:
+    # a MemoryError of this process becomes one line in run_cli (corpora.errors.memory_message)
     spec = load_sweep(args.sweep)
     only = parse_only(args.only)
     executor = "dask" if args.scheduler else args.executor

@@ -38,7 +38,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from corpora.errors import InputError
+from corpora.errors import InputError, memory_message
 from corpora.files import atomic_open, write_json_atomic, write_text_atomic
 from experiments.grid import RUN_PARAMS, Run, expand_runs, filter_runs
 from experiments.guard import die_with_parent, results_lock
@@ -117,7 +117,7 @@ def execute_run(task: Task, key: str, config: Mapping[str, Any]) -> dict[str, An
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         error = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
         if isinstance(exc, MemoryError):
-            error += " (out of memory: lower jobs, the dataset's records or max_cluster_size)"
+            error = f"MemoryError: {memory_message(exc)}"
         trace = traceback.format_exc(limit=8)
     return {
         "format": RUN_FORMAT,

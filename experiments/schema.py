@@ -54,6 +54,7 @@ from typing import Any
 import yaml
 
 from corpora.errors import InputError
+from corpora.files import read_text_bounded
 from corpora.messages import show
 from experiments.metrics import (
     ALL_METRICS,
@@ -957,14 +958,7 @@ class _BoundedLoader(_SafeBase):
 
 def _read_yaml(p: Path) -> Any:
     """The YAML document of a sweep file, within :data:`LIMITS` (InputError otherwise)."""
-    with p.open("rb") as handle:
-        data = handle.read(LIMITS.file_bytes + 1)
-    if len(data) > LIMITS.file_bytes:
-        raise InputError(f"{p}: larger than {LIMITS.file_bytes // 1024:,} KiB; a sweep file holds settings, not data")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: not UTF-8 text") from None
+    text = read_text_bounded(p, LIMITS.file_bytes)  # a sweep file holds settings, not data
     try:
         return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:

@@ -72,6 +72,7 @@ _CASES = {
     "many-values": (HEAD + "note: [" + ",".join(["1"] * 20_000) + "]\n", "more than 10,000 values"),
     "long-value": (HEAD + "note: " + "x" * 20_000 + "\n", "a value of 20,000 characters"),
     "big-file": (HEAD + "# " + "x" * (300 << 10) + "\n", "larger than 256 KiB"),
+    "binary": (HEAD + "note: a\0b\n", "a binary file"),
     "huge-integer": (HEAD + "seeds: " + "9" * 5000 + "\n", "a value cannot be read"),
     "float-overflow": ("name: lim\ndatasets: [{text: lee, density: " + "9" * 400 + "}]\n", "expected a number"),
     "long-key-echo": (HEAD + "grid:\n  ? " + "q" * 9000 + "\n  : 1\n", "unknown key; allowed keys"),
@@ -100,7 +101,7 @@ def test_non_utf8_sweep_is_one_line(tmp_path, capsys) -> None:
     path = tmp_path / "sweep.yaml"
     path.write_bytes(b"name: x\ndatasets: [\xff\xfe]\n")
     assert run_cli(main, [str(path)]) == 2
-    assert "not UTF-8 text" in _one_line(capsys.readouterr().err)
+    assert "not valid UTF-8 text" in _one_line(capsys.readouterr().err)
 
 
 def test_the_limits_leave_the_example_sweeps_alone() -> None:
@@ -120,7 +121,8 @@ def test_a_range_at_the_cap_is_allowed_and_one_past_it_is_refused() -> None:
 
 # ----------------------------------------------------------------------------- memory
 def test_memory_error_is_one_line(tmp_path, capsys, monkeypatch) -> None:
-    """A real numpy MemoryError in the main process (resolving a dataset) becomes one line."""
+    """A real numpy MemoryError in the main process (resolving a dataset) becomes one line; in a run,
+    it is the run's recorded error."""
     import numpy as np
 
     import experiments.tasks
@@ -133,8 +135,12 @@ def test_memory_error_is_one_line(tmp_path, capsys, monkeypatch) -> None:
     path.write_text(HEAD, encoding="utf-8")
     assert run_cli(main, [str(path), "--results", str(tmp_path / "r")]) == 2
     line = _one_line(capsys.readouterr().err)
-    assert line.startswith("error: out of memory (Unable to allocate") and "MiB" in line and "--jobs" in line
+    assert line.startswith("error: out of memory (Unable to allocate") and "smaller input" in line
     assert not (tmp_path / "r").exists()
+    from experiments.runner import execute_run
+
+    record = execute_run(lambda config: greedy(None), "key", {})
+    assert record["status"] == "error" and record["error"].startswith("MemoryError: out of memory (Unable")
 
 
 # ----------------------------------------------------------------------------- results folder

@@ -159,7 +159,7 @@ def _web(tmp_path: Path, content: object) -> str:
         ("web-format-spec", "without a format or conversion"),
         ("web-pair-query", "pair_query must contain {b}"),
         ("web-retries", "retries must be an integer"),
-        ("web-latin1", "not UTF-8 text"),
+        ("web-latin1", "not valid UTF-8 text"),
         ("web-deep", "nested too deeply"),
         ("web-brace", "not a valid template"),
     ],
