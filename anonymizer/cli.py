@@ -21,6 +21,7 @@ from typing import NoReturn
 
 from anonymizer.horpart import HORPART_STRATEGIES
 from anonymizer.release import Release, Truth
+from anonymizer.safe import TARGETS as SAFE_TARGETS
 from anonymizer.seeds import new_seed, seed_argument
 from anonymizer.verpart import VERPART_STRATEGIES
 from corpora.dataset import TransactionDataset
@@ -54,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="VERPART variant (AlShuhail2021 3.3.3)")
     p.add_argument("--no-refine", action="store_true", help="skip REFINE (no joint clusters)")
     p.add_argument("--safe", action="store_true", help="apply safe disassociation (Awad2019) afterwards")
+    p.add_argument("--safe-targets", choices=SAFE_TARGETS, default="linkable",
+                   help="with --safe: treat the chunks with a cover problem that another record chunk of the "
+                        "cluster can be linked to (linkable, Awad2019 3.3, what PEM counts) or every such chunk "
+                        "(every, Definition 3 alone)")
     p.add_argument("--seed", type=seed_argument, default=None,
                    help="secret seed of the random choices (sub-record order, safe disassociation's ghosts), "
                         "0..2**128-1; default: drawn from the operating system's entropy. The seed is written "
@@ -115,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.safe:
         from anonymizer.safe import safe_disassociate_report
 
-        report = safe_disassociate_report(release, truth, seed=seed)
+        report = safe_disassociate_report(release, truth, seed=seed, targets=args.safe_targets)
         release, truth = report.release, report.truth
         safe_line = (f"safe: {report.partially_suppressed} chunks partially suppressed "
                      f"({report.ghost_records} ghost records, {report.ghost_records_removed} removed again), "

@@ -28,6 +28,13 @@ maximum cluster size (``params["max_cluster_size"]`` unless given):
   last two. Every item keeps its support; s(I) drops by card, so no item stays covered, and every
   itemset of at most m items keeps a support of at least k (Awad2019 section 4.1.1).
 
+Which chunks are treated (``targets``). Awad2019 section 3.3 describes the cover problem as "the
+ability to associate one-to-one or one-to-many items in two distinct record chunks, from the same
+cluster", and its Lemma 1 attack needs "an item in another record chunk". ``targets="linkable"``
+(the default) treats a chunk with a cover problem only while its cluster has another record chunk,
+the chunks PEM counts (:mod:`attacks.cover`); ``targets="every"`` applies Definition 3 to every
+chunk, the only chunk of its cluster included (``pem_literal``).
+
 When the preconditions fail, "their items are completely suppressed" (Awad2019 section 5.2.2):
 ``fallback="chunk"`` (default, the paper's reading: the itemset I of the Hypothesis is the whole
 chunk) deletes every item of the chunk, i.e. the chunk; ``fallback="covered"`` deletes only the
@@ -93,10 +100,13 @@ from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointCluster
 from anonymizer.seeds import generator, resolve_seed
 from corpora.errors import InputError
 
-__all__ = ["SafeResult", "safe_disassociate", "safe_disassociate_report", "chunk_cover", "partial_suppression",
+__all__ = ["TARGETS", "SafeResult", "safe_disassociate", "safe_disassociate_report", "chunk_cover",
+           "partial_suppression",
            "preconditions_hold", "FALLBACKS"]
 
 FALLBACKS = ("chunk", "covered")
+TARGETS = ("linkable", "every")
+"""Which chunks with a cover problem safe disassociation treats (module docstring)."""
 
 
 @dataclass
@@ -274,14 +284,18 @@ def _suppress(cluster: Cluster, ct: ClusterTruth, j: int, drop: set[str], shared
 
 
 def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = None, *,
-                             max_cluster_size: int | None = None, fallback: str = "chunk") -> SafeResult:
+                             max_cluster_size: int | None = None, fallback: str = "chunk",
+                             targets: str = "linkable") -> SafeResult:
     """Safe disassociation of ``release`` (see the module docstring); the inputs are not modified.
 
     ``seed`` (0..2**128 - 1, or ``None`` for a fresh one from the operating system's entropy) is
     kept in the result's truth as ``safe_seed``; the same inputs and seed give the same bytes.
+    ``targets`` is one of :data:`TARGETS`.
     """
     if fallback not in FALLBACKS:
         raise InputError(f"fallback must be one of {', '.join(FALLBACKS)}, got {fallback!r}")
+    if targets not in TARGETS:
+        raise InputError(f"targets must be one of {', '.join(TARGETS)}, got {targets!r}")
     truth.check_against(release)
     delta = max_cluster_size if max_cluster_size is not None else release.params.get("max_cluster_size")
     if not isinstance(delta, int) or isinstance(delta, bool) or delta < 1:
@@ -298,7 +312,7 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = 
         j = 0
         while j < len(cluster.record_chunks):
             chunk = cluster.record_chunks[j]
-            found = chunk_cover(chunk)
+            found = chunk_cover(chunk) if targets == "every" or len(cluster.record_chunks) >= 2 else None
             if found is None:
                 j += 1
                 continue
@@ -343,7 +357,9 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = 
 
 
 def safe_disassociate(release: Release, truth: Truth, seed: int | None = None, *,
-                      max_cluster_size: int | None = None, fallback: str = "chunk") -> tuple[Release, Truth]:
+                      max_cluster_size: int | None = None, fallback: str = "chunk",
+                      targets: str = "linkable") -> tuple[Release, Truth]:
     """Safe disassociation (Awad2019 section 4); returns the safe release (``params["safe"] = True``) and its truth."""
-    result = safe_disassociate_report(release, truth, seed, max_cluster_size=max_cluster_size, fallback=fallback)
+    result = safe_disassociate_report(release, truth, seed, max_cluster_size=max_cluster_size, fallback=fallback,
+                                      targets=targets)
     return result.release, result.truth

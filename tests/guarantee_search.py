@@ -36,7 +36,7 @@ from reconstruction_oracle import (  # noqa: E402
 
 from anonymizer.disassociate import disassociate  # noqa: E402
 from anonymizer.horpart import HORPART_STRATEGIES  # noqa: E402
-from anonymizer.safe import safe_disassociate  # noqa: E402
+from anonymizer.safe import TARGETS, safe_disassociate  # noqa: E402
 from anonymizer.verpart import VERPART_STRATEGIES  # noqa: E402
 from corpora.dataset import TransactionDataset  # noqa: E402
 
@@ -54,12 +54,15 @@ class Case:
     refine: bool
     safe: bool
     seed: int
+    targets: str = "linkable"
+    """Which chunks safe disassociation treats (anonymizer.safe.TARGETS)."""
 
     def describe(self) -> str:
         recs = ",".join("{" + ",".join(r) + "}" for r in self.records)
         return (f"{recs} -k {self.k} -m {self.m} --max-cluster-size {self.max_cluster_size} "
                 f"--horpart {self.horpart} --verpart {self.verpart}"
-                + ("" if self.refine else " --no-refine") + (" --safe" if self.safe else "")
+                + ("" if self.refine else " --no-refine")
+                + (f" --safe --safe-targets {self.targets}" if self.safe else "")
                 + f" --seed {self.seed}")
 
 
@@ -83,7 +86,7 @@ def release_of(case: Case) -> tuple[dict, dict]:
     rel, tru = disassociate(ds, case.k, case.m, case.max_cluster_size, case.horpart, case.verpart,
                             case.refine, case.seed)
     if case.safe:
-        rel, tru = safe_disassociate(rel, tru, seed=case.seed)
+        rel, tru = safe_disassociate(rel, tru, seed=case.seed, targets=case.targets)
     return json.loads(json.dumps(rel.to_json())), json.loads(json.dumps(tru.to_json()))
 
 
@@ -113,7 +116,7 @@ def random_case(rng: np.random.Generator) -> Case:
     k = int(rng.integers(2, 4))
     return Case(tuple(records), k, int(rng.integers(1, 4)), int(rng.integers(k, 2 * k + 3)),
                 str(rng.choice(HORPART_STRATEGIES)), str(rng.choice(VERPART_STRATEGIES)),
-                bool(rng.integers(2)), bool(rng.integers(2)), int(rng.integers(0, 1000)))
+                bool(rng.integers(2)), bool(rng.integers(2)), int(rng.integers(0, 1000)), str(rng.choice(TARGETS)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,9 +21,9 @@ from anonymizer.verpart import partition_clusters
 from corpora.dataset import TransactionDataset
 
 REFINE_CASE = Case((("b",), ("b",), ("a", "c"), ("c",), ("a",), ("a",)), 2, 2, 5, "adding", "strict", True, False, 16)
-SAFE_EMPTIES = Case((("a", "b"),) * 5 + (("c",),), 5, 3, 8, "original", "strict", False, True, 135)
+SAFE_EMPTIES = Case((("a", "b"),) * 5 + (("c",),), 5, 3, 8, "original", "strict", False, True, 135, "every")
 SAFE_NO_RECONSTRUCTION = Case((("a", "c"), ("b", "d", "e"), ("d", "e"), ("a", "b", "c")), 2, 2, 2, "adding",
-                              "grouped", True, True, 171)
+                              "grouped", True, True, 171, "every")
 
 
 def assert_guarantee(case: Case) -> None:
@@ -104,7 +104,7 @@ def test_safe_counts_emptied_records_and_removed_ghosts() -> None:
     ghost whose only sub-record is suppressed is removed again."""
     ds = TransactionDataset.from_records([["a", "b"]] * 5 + [["c"]])
     rel, tru = disassociate(ds, 5, 3, 8, "original", "strict", False, 135)
-    result = safe_disassociate_report(rel, tru, seed=135)
+    result = safe_disassociate_report(rel, tru, seed=135, targets="every")  # the cluster's only chunk
     assert result.fully_suppressed == 1 and result.emptied_records == 5
     assert result.moved_to_term_chunk == 1 and result.moved_occurrences == 5
     assert result.suppressed_occurrences == 5  # the five a's
@@ -135,7 +135,7 @@ def test_partial_suppression_of_a_pair_spares_records_with_nothing_else() -> Non
         rel = Release(params, [Cluster("P1", 5, chunks, ["z"])])
         truth = Truth([ClusterTruth("P1", [0, 1, 2, 3, 4], [[0, 1, 2, 3, 4], x_ids][:len(chunks)], {"z": [4]})])
         for seed in range(6):
-            result = safe_disassociate_report(rel, truth, seed=seed)
+            result = safe_disassociate_report(rel, truth, seed=seed, targets="every")
             assert result.partially_suppressed == int(partial), seed
             out = json.loads(json.dumps(result.release.to_json()))
             assert guarantee1_violations(out) == (True, [])
@@ -161,7 +161,7 @@ def test_shared_sub_records_are_not_a_term_chunk_for_lemma2() -> None:
     record 1 shows nothing: it keeps a (or b) through the term chunk; Lemma 2 is judged without
     the shared chunk."""
     rel, tru = _joint_release()
-    result = safe_disassociate_report(rel, tru, max_cluster_size=3)
+    result = safe_disassociate_report(rel, tru, max_cluster_size=3, targets="every")  # single-chunk clusters
     assert result.fully_suppressed == 1 and result.emptied_records == 1
     out = json.loads(json.dumps(result.release.to_json()))
     assert out["clusters"][0]["term_chunk"] in (["a"], ["b"])

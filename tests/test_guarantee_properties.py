@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from reconstruction_oracle import TooLarge
 
 from anonymizer.horpart import HORPART_STRATEGIES
+from anonymizer.safe import TARGETS
 from anonymizer.verpart import VERPART_STRATEGIES
 
 
@@ -23,7 +24,8 @@ def cases(draw: st.DrawFn, horpart: str, verpart: str, refine: bool, safe: bool)
                             min_size=4, max_size=10))
     k = draw(st.integers(2, 3))
     return Case(tuple(tuple(sorted(r)) for r in records), k, draw(st.integers(1, 3)),
-                draw(st.integers(k, 2 * k + 2)), horpart, verpart, refine, safe, draw(st.integers(0, 999)))
+                draw(st.integers(k, 2 * k + 2)), horpart, verpart, refine, safe, draw(st.integers(0, 999)),
+                draw(st.sampled_from(TARGETS)))
 
 
 @pytest.mark.parametrize("horpart", HORPART_STRATEGIES)

@@ -153,7 +153,7 @@ def test_deleting_the_only_record_chunk_keeps_one_term_in_the_term_chunk():
     # Both records would be left empty; one term (a and b tie: the alphabetically last) fills both.
     release = Release({"k": 2, "m": 2, "max_cluster_size": 6}, [Cluster("P1", 2, [[("a", "b"), ("a", "b")]], [])])
     truth = Truth([ClusterTruth("P1", [0, 1], [[0, 1]], {})])
-    result = safe_disassociate_report(release, truth)
+    result = safe_disassociate_report(release, truth, targets="every")  # the cluster's only chunk
     assert result.release.clusters[0].record_chunks == [] and result.release.clusters[0].term_chunk == ["b"]
     assert result.truth.clusters[0].term_chunk == {"b": [0, 1]}
     assert result.emptied_records == 2 and result.suppressed_occurrences == 2
@@ -171,3 +171,29 @@ def test_rae_hand_computed():
                ["a", "b"]]
     value = rae(TransactionDataset.from_records(records), release, rank_range=(0, 5), reconstructions=2)
     assert 0.0 <= value <= 2.0
+
+
+def _single_chunk_cover() -> tuple[Release, Truth]:
+    """One cluster, one record chunk with c and d covered by a and b (Awad2019 Figure 1's R_C1 alone)."""
+    chunk = awad_fig1().clusters[0].record_chunks[0]
+    release = Release({"k": 2, "m": 2, "max_cluster_size": 8}, [Cluster("P1", 6, [chunk], ["z"])])
+    truth = Truth([ClusterTruth("P1", [0, 1, 2, 3, 4, 5], [[0, 1, 2, 3, 4, 5]], {"z": [0]})])
+    return release, truth
+
+
+def test_targets_linkable_leaves_a_single_chunk_cluster_alone():
+    """Awad2019 3.3: nothing in another record chunk can be linked to the covered items."""
+    release, truth = _single_chunk_cover()
+    result = safe_disassociate_report(release, truth, seed=1)
+    assert result.problems_before == 0 and result.release.clusters[0].record_chunks == release.clusters[0].record_chunks
+    report = run_cover_attack(result.release, "strong")
+    assert report.vulnerable_chunks == 0 and report.vulnerable_chunks_literal == 1
+
+
+def test_targets_every_treats_definition_3_on_every_chunk():
+    release, truth = _single_chunk_cover()
+    result = safe_disassociate_report(release, truth, seed=1, targets="every")
+    assert result.problems_before == 1 and result.partially_suppressed == 1
+    assert run_cover_attack(result.release, "strong").vulnerable_chunks_literal == 0
+    with pytest.raises(InputError, match="targets"):
+        safe_disassociate_report(release, truth, seed=1, targets="some")

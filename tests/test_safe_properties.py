@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from anonymizer.disassociate import disassociate
 from anonymizer.release import Cluster, ClusterTruth, Release, Truth
-from anonymizer.safe import chunk_cover, safe_disassociate_report
+from anonymizer.safe import TARGETS, chunk_cover, safe_disassociate_report
 from anonymizer.safe_metrics import rlm
 from anonymizer.verify import verify
 from attacks.cover import run_cover_attack
@@ -31,21 +31,23 @@ def brute_km_ok(chunk, k, m):
     # can exceed both k + min(card, m) and s(I) (the kosarak25k crash; Awad2019 rule 3 needs card rows = I).
     long_size=st.integers(1, len(WIDE)), copies=st.integers(0, 7),
     k=st.integers(2, 3), m=st.integers(2, 3), delta=st.integers(6, 16), seed=st.integers(0, 9),
-    fallback=st.sampled_from(["chunk", "covered"]),
+    fallback=st.sampled_from(["chunk", "covered"]), targets=st.sampled_from(TARGETS),
 )
 def test_safe_release_has_no_cover_problem_and_stays_km_anonymous(records, long_size, copies, k, m, delta, seed,
-                                                                  fallback):
+                                                                  fallback, targets):
     records = records + [WIDE[:long_size]] * copies
     ds = TransactionDataset.from_records(records)
     delta = max(delta, k)
     release, truth = disassociate(ds, k, m, delta, seed=seed)
-    result = safe_disassociate_report(release, truth, seed=seed, fallback=fallback)
+    result = safe_disassociate_report(release, truth, seed=seed, fallback=fallback, targets=targets)
     safe, strue = result.release, result.truth
     for cluster in safe.clusters:
         for chunk in cluster.record_chunks:
-            assert chunk_cover(chunk) is None
+            assert chunk_cover(chunk) is None or (targets == "linkable" and len(cluster.record_chunks) == 1)
             assert brute_km_ok(chunk, k, m)
-    assert run_cover_attack(safe, "strong", list_problems=False).vulnerable_chunks == 0
+    report = run_cover_attack(safe, "strong", list_problems=False)
+    assert report.vulnerable_chunks == 0
+    assert report.vulnerable_chunks_literal == 0 or targets == "linkable"
     assert verify(safe).ok, verify(safe).violations[:3]
     strue.check_against(safe)
     ghosts = sum(r == -1 for c in strue.clusters for r in c.records)
@@ -61,7 +63,7 @@ def test_safe_release_has_no_cover_problem_and_stays_km_anonymous(records, long_
             for sub, rid in zip(chunk, ids, strict=True):
                 if rid >= 0:
                     assert set(sub) <= set(records[rid])
-    again = safe_disassociate_report(release, truth, seed=seed, fallback=fallback)
+    again = safe_disassociate_report(release, truth, seed=seed, fallback=fallback, targets=targets)
     assert json.dumps(again.release.to_json()) == json.dumps(safe.to_json())
 
 
@@ -117,7 +119,7 @@ def test_safe_on_hand_built_cover_problems(case, seed, fallback):
     release, truth = case
     k, m = release.k, release.m
     assert verify(release).ok
-    result = safe_disassociate_report(release, truth, seed=seed, fallback=fallback)
+    result = safe_disassociate_report(release, truth, seed=seed, fallback=fallback, targets="every")
     safe = result.release
     for chunk in safe.clusters[0].record_chunks:
         assert chunk_cover(chunk) is None
