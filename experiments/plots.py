@@ -333,6 +333,15 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
         for p in sorted(points, key=lambda p: (p.group, str(p.x) if plot.x not in _NUMERIC else float(p.x))):
             lines.append(f"| {_num(p.x)} | {p.group} | {_fmt(p.mean)} | {_fmt(p.low)} | {_fmt(p.high)} | {p.n} |")
         lines.append("")
+    if spec.claims:
+        from experiments.claims import claims_table, evaluate_claim
+
+        table = claims_table([evaluate_claim(df, c) for c in spec.claims])
+        lines += ["## The paper's stated results beside ours", "",
+                  "Computed from `results.csv` (means over the seeds, in the figures' units); also in "
+                  "`claims.md`, which `python -m experiments.claims README.md` copies into the README.", "",
+                  *table, ""]
+        write_text_atomic(directory / "claims.md", "\n".join(table) + "\n")
     if failed:
         lines += ["## Failed runs", "", "| run | parameters | error |", "|---|---|---|"]
         for r in failed:

@@ -56,6 +56,7 @@ import yaml
 from corpora.errors import InputError
 from corpora.files import read_text_bounded
 from corpora.messages import show
+from experiments.claims import TRENDS, Claim
 from experiments.metrics import (
     ALL_METRICS,
     ATTACKERS,
@@ -117,6 +118,7 @@ _TOP_KEYS = (
     "scheduler",
     "jobs",
     "zip_results",
+    "claims",
 )
 _DATASET_KEYS = ("name", "text", "label", "density", "records", "seed", "stand_in", "options", "grid", "attacks")
 _RANGE_KEYS = ("from", "to", "step")
@@ -124,6 +126,7 @@ _COVER_KEYS = ("attackers", "moderate_share")
 _SEMANTIC_KEYS = ("scorers", "selectors", "chunks", "reference", "vpa_limit")
 _UTILITY_KEYS = ("top_k", "re_range", "reconstructions")
 _PLOT_KEYS = ("id", "metric", "x", "group_by", "where", "title", "xlabel", "ylabel", "logx", "note")
+_CLAIM_KEYS = ("id", "statement", "metric", "x", "where", "paper", "trend", "tolerance", "reason")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -470,6 +473,7 @@ class SweepSpec:
     utility: Mapping[str, Any]
     seeds: tuple[int, ...]
     plots: tuple[PlotSpec, ...]
+    claims: tuple[Claim, ...] = ()
     executor: str = "local"
     scheduler: str | None = None
     jobs: int = 1
@@ -846,6 +850,44 @@ def _parse_plots(ctx: _Ctx, value: Any, metrics: Sequence[str]) -> tuple[PlotSpe
     return tuple(out)
 
 
+def _parse_claims(ctx: _Ctx, value: Any, metrics: Sequence[str]) -> tuple[Claim, ...]:
+    """``claims``: a paper's stated results, evaluated after the sweep (:mod:`experiments.claims`)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ctx.fail("claims", f"expected a list of claims, got {_type_name(value)}")
+    out: list[Claim] = []
+    for i, entry in enumerate(value):
+        path = f"claims[{i}]"
+        entry = _as_mapping(ctx, entry, path)
+        _check_keys(ctx, entry, _CLAIM_KEYS, path)
+        for key in ("id", "statement", "metric", "x"):
+            if key not in entry:
+                raise ctx.fail(path, f"'{key}' is missing")
+        cid = _str(ctx, entry["id"], f"{path}.id")
+        if not _NAME_RE.match(cid) or any(c.id == cid for c in out):
+            raise ctx.fail(f"{path}.id", f"{_show(cid)}: use a new name of letters, digits, '_', '.', '-'")
+        metric = _choice(ctx, entry["metric"], f"{path}.metric", list(metrics))
+        x = _choice(ctx, entry["x"], f"{path}.x", COLUMNS)
+        where: list[tuple[str, tuple[Any, ...]]] = []
+        if "where" in entry:
+            w = _as_mapping(ctx, entry["where"], f"{path}.where")
+            _check_keys(ctx, w, COLUMNS, f"{path}.where")
+            where = [(key, tuple(_as_list(val))) for key, val in w.items()]
+        paper = []
+        if "paper" in entry:
+            pv = _as_mapping(ctx, entry["paper"], f"{path}.paper")
+            paper = [(_number(ctx, a, f"{path}.paper"), _number(ctx, b, f"{path}.paper.{a}")) for a, b in pv.items()]
+        trend = _choice(ctx, entry["trend"], f"{path}.trend", TRENDS) if "trend" in entry else None
+        if trend is None and not paper:
+            raise ctx.fail(path, "give the paper's 'trend', its 'paper' values, or both")
+        tolerance = _number(ctx, entry.get("tolerance", 0), f"{path}.tolerance", low=0)
+        out.append(Claim(cid, _str(ctx, entry["statement"], f"{path}.statement"), metric, x, tuple(where),
+                         tuple(paper), trend, float(tolerance),
+                         _str(ctx, entry["reason"], f"{path}.reason") if "reason" in entry else ""))
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- entry points
 def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> SweepSpec:
     """Validate a loaded YAML document and return the :class:`SweepSpec` (InputError on any mistake)."""
@@ -877,6 +919,7 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     utility = _parse_utility(ctx, raw.get("utility"))
     seeds = _parse_seeds(ctx, raw)
     plots = _parse_plots(ctx, raw.get("plots"), metrics)
+    claims = _parse_claims(ctx, raw.get("claims"), metrics)
     executor = _choice(ctx, raw.get("executor", "local"), "executor", ("local", "dask"))
     scheduler = _str(ctx, raw["scheduler"], "scheduler") if raw.get("scheduler") is not None else None
     if scheduler is not None and executor != "dask":
@@ -886,7 +929,7 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     description = _str(ctx, raw["description"], "description") if raw.get("description") is not None else ""
     note = _str(ctx, raw["note"], "note") if raw.get("note") is not None else ""
     spec = SweepSpec(name=name, datasets=datasets, grid=grid, zip_groups=zip_groups, attacks=attacks,
-                     metrics=metrics, utility=utility, seeds=seeds, plots=plots, executor=executor,
+                     metrics=metrics, utility=utility, seeds=seeds, plots=plots, claims=claims, executor=executor,
                      scheduler=scheduler, jobs=jobs, zip_results=zip_results, description=description,
                      note=note, source=source, base_dir=base_dir, raw=dict(raw))
     # Expanding the grid checks the points themselves (k <= max_cluster_size, expressions).

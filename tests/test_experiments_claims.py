@@ -49,3 +49,30 @@ def test_readme_blocks_are_filled_from_the_results(tmp_path, capsys):
     readme.write_text("<!-- claims:barakat2016 -->\n<!-- /claims:barakat2016 -->\n")
     assert main([str(readme), str(tmp_path / "r")]) == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_claims_in_a_sweep_file_are_validated_and_reported(tmp_path):
+    import yaml
+
+    from corpora.errors import InputError
+    from experiments.run import main as run_main
+    from experiments.schema import parse_sweep
+
+    spec = {"name": "claimed", "datasets": [{"name": "terrovitis2012-fig2", "grid": {"k": 2,
+                                                                                  "max_cluster_size": [4, 6]}}],
+            "grid": {"m": 2}, "metrics": ["clusters"], "plots": [],
+            "claims": [{"id": "c1", "statement": "fewer clusters when they may be larger", "metric": "clusters",
+                        "x": "max_cluster_size", "trend": "falling", "reason": "none"}]}
+    assert parse_sweep(spec).claims[0].trend == "falling"
+    for bad, message in (({"trend": "up"}, "'up' is not allowed"), ({"metric": "pem"}, "'pem' is not allowed"),
+                         ({"trend": None}, "None is not allowed")):
+        broken = {**spec, "claims": [{**spec["claims"][0], **bad}]}
+        with pytest.raises(InputError, match=message):
+            parse_sweep(broken)
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    assert run_main([str(path), "--results", str(tmp_path / "r")]) == 0
+    table = (tmp_path / "r" / "claimed" / "claims.md").read_text()
+    assert "fewer clusters when they may be larger" in table
+    assert "| matches |" in table or "| differs |" in table
+    assert table in (tmp_path / "r" / "claimed" / "report.md").read_text()
