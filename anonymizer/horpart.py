@@ -27,12 +27,14 @@ Which paper each strategy follows:
     waiting, the small records join the last cluster produced ("the last cluster on the queue").
   - ``remaining`` (Algorithm 3): small parts go to the remaining list; when the queue is empty
     and the list holds at least k records it is partitioned again as one dataset (ignore reset);
-    with fewer than k records it joins the last cluster produced. Two guards keep the run
-    finite and linear (the thesis gives neither): a round that places no record in a cluster
-    ends with the cut described below, and the list is partitioned again only while all repeated
-    rounds together have handled at most as many records as the dataset holds; past that budget
-    the list left is cut. (On data whose terms each occur once, every round places only its last
-    ``max_cluster_size`` records and the list would be partitioned |D| / max_cluster_size times.)
+    with fewer than k records it joins the last cluster produced. The thesis gives no bound on the
+    number of rounds: on data whose terms each occur once, every round places only its last
+    ``max_cluster_size`` records and the list would be partitioned |D| / max_cluster_size times
+    (quadratic). Here the list is partitioned again only if the round before placed at least 1/64
+    of the records it started with (the whole dataset, for the first list); otherwise the list is
+    cut as described below. The rounds then handle at most 64 times the first list, and the
+    results do not change on kosarak10k/25k or Quest data (k 2-5, maximum 10-30), whose slowest
+    rounds still place 2.3% of their list.
   - When both parts are smaller than k (only possible if ``max_cluster_size < 2k - 2``) no
     strategy can keep both: D stays one cluster.
 
@@ -133,6 +135,10 @@ TOP_TERMS = 256
 
 DENSE_LIMIT = 1 << 16
 """Vocabularies up to this size keep group counts dense (one vector operation per step)."""
+
+ROUND_PROGRESS = 64
+"""``remaining``: the list is partitioned again only if the last round placed at least 1/64 of the
+records it started with in clusters; otherwise the list is cut (see the module docstring)."""
 
 PEEL_CHAINS = True
 """Run chains of peeling splits in one pass (:func:`_peel_chain`); tests switch it off to check
@@ -393,8 +399,7 @@ def horpart(
     leftovers: list[np.ndarray] = []  # adding: small groups with no waiting group; remaining: the list L
     stack: list[tuple[np.ndarray, tuple[int, ...], _Counts | None]] = [(np.arange(n, dtype=np.int64), (), None)]
     added: dict[int, list[np.ndarray]] = {}  # adding: stack position -> small groups joining that entry
-    last_round = -1
-    budget = n  # remaining: records the repeated rounds may handle in all
+    last_round = n  # remaining: size of the list the last round started with (the dataset first)
     bar = tqdm(total=n, desc="horpart", unit="rec", disable=not sys.stderr.isatty(), leave=False)
 
     def place_small(small: list[np.ndarray]) -> None:
@@ -494,8 +499,7 @@ def horpart(
             pool = np.sort(np.concatenate(leftovers))
             leftovers = []
             if strategy == "remaining" and len(pool) >= k:
-                budget -= len(pool)
-                if len(pool) == last_round or budget < 0:  # no progress, or past the budget: cut the list
+                if len(pool) * ROUND_PROGRESS > last_round * (ROUND_PROGRESS - 1):  # too little progress
                     saved.extend(_cut(index.indptr, index.indices, pool, k, max_cluster_size))
                     bar.update(len(pool))
                     break
