@@ -336,15 +336,17 @@ def _peel_chain(
     rec_terms = local.tolist()  # terms of each record, in record order (entries are grouped by owner)
     rec_ptr = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=len(records))))).tolist()
     cnt = counts.tolist()
-    order = np.lexsort((np.arange(len(uniq)), -counts))
-    heap = list(zip((-counts[order]).tolist(), order.tolist(), strict=True))  # sorted, hence a heap
+    # heap keys -support * width + term: larger support first, then the smaller term id
+    width = max(len(uniq), 1)
+    heap = np.sort(-counts * width + np.arange(len(uniq), dtype=np.int64)).tolist()  # sorted, hence a heap
     alive = bytearray(b"\x01") * len(records)
     n_alive = len(records)
-    peels: list[np.ndarray] = []
+    peeled: list[int] = []  # positions of the peeled records, part after part
+    ends: list[int] = []
     while n_alive > max_cluster_size and heap:
-        neg, t = heap[0]
+        t = heap[0] % width
         c = cnt[t]
-        if c != -neg or c == 0:  # stale entry: the support has dropped since it was pushed
+        if c != -(heap[0] // width) or c == 0:  # stale entry: the support has dropped since it was pushed
             heapq.heappop(heap)
             continue
         if c < stop_below or n_alive - c < min_rest:
@@ -357,10 +359,13 @@ def _peel_chain(
                 cu = cnt[u] - 1
                 cnt[u] = cu
                 if cu:
-                    heapq.heappush(heap, (-cu, u))
+                    heapq.heappush(heap, -cu * width + u)
         holders.sort()
-        peels.append(records[np.asarray(holders, dtype=np.int64)])
+        peeled.extend(holders)
+        ends.append(len(peeled))
         n_alive -= c
+    flat = records[np.asarray(peeled, dtype=np.int64)]
+    peels = [flat[a:b] for a, b in zip([0, *ends], ends, strict=False)]  # the last start has no end
     rest = records[np.frombuffer(bytes(alive), dtype=np.uint8).astype(bool)]
     return peels, rest
 
