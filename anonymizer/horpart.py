@@ -35,8 +35,8 @@ Which paper each strategy follows:
     cut as described below. The rounds then handle at most 64 times the first list, and the
     results do not change on kosarak10k/25k or Quest data (k 2-5, maximum 10-30), whose slowest
     rounds still place 2.3% of their list.
-  - When both parts are smaller than k (only possible if ``max_cluster_size < 2k - 2``) no
-    strategy can keep both: D stays one cluster.
+  - When both parts are smaller than k (only possible if ``max_cluster_size < 2k - 2``) none of
+    these can keep both: D stays one cluster.
 
   A last cluster that grows beyond ``max_cluster_size`` by receiving small records is cut into
   balanced pieces of at least k records as below.
@@ -77,10 +77,11 @@ the step changes nothing for them.
 **Sizes.** With ``max_cluster_size >= 2k - 1`` every strategy except ``abandon`` gives clusters
 whose sizes lie in ``[k, max_cluster_size]`` after the join step (a balanced cut of n records
 into ``ceil(n / max_cluster_size)`` pieces then never goes below k); ``abandon`` guarantees only
-``>= k``. Below ``2k - 1`` no such bound exists (``2k - 1`` records can form neither one cluster of at most
-``2k - 2`` records nor two of at least k), so :func:`anonymizer.disassociate.validate_parameters` refuses a
-smaller maximum for every strategy but ``abandon``; :func:`horpart` itself accepts any maximum
-``>= k`` and then only promises ``>= k`` after the join step.
+``>= k``. Below ``2k - 1`` no such bound exists (``2k - 1`` records can form neither one cluster
+of at most ``2k - 2`` records nor two of at least k), so
+:func:`anonymizer.disassociate.validate_parameters` refuses a smaller maximum for every strategy
+but ``abandon``; :func:`horpart` itself accepts any maximum ``>= k`` and then only promises
+``>= k`` after the join step.
 
 **Peel chains (speed).** When no term of a too large group (outside ``ignore``) occurs in more
 than ``max_cluster_size`` of its records, every split peels off D1 of at most
