@@ -292,6 +292,26 @@ def test_group_terms_original_is_the_papers_greedy_loop(records, k, m):
     assert got == want
 
 
+def test_extends_km_leaves_no_reference_cycle():
+    """disassociate() pauses the cyclic collector: a k^m test must not leave garbage cycles (issue 9)."""
+    import gc
+
+    current = [0b111100, 0b011110, 0b001111, 0b110011]
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        for m in (2, 3, 4):
+            for _ in range(200):
+                extends_km(current, 0b101101, 2, m, zero_ok=True)
+                extends_km(current, 0b101101, 2, m, zero_ok=False)
+        found = gc.collect()
+    finally:
+        if was:
+            gc.enable()
+    assert found == 0
+
+
 def test_grouped_never_more_chunks_than_strict():
     ds = toy_dataset("alshuhail2021-table3.4")
     strict = verpart(ds, range(4), 2, 2, "strict")
