@@ -96,7 +96,7 @@ def validate_parameters(
     if horpart_name not in HORPART_STRATEGIES:
         raise InputError(f"unknown horpart strategy {horpart_name!r}; choose one of: {', '.join(HORPART_STRATEGIES)}")
     if horpart_name in BOUNDED_STRATEGIES and int(max_cluster_size) < 2 * int(k) - 1:  # type: ignore[arg-type]
-        raise InputError(f"max cluster size {max_cluster_size} is below 2k - 1 = {2 * int(k) - 1}: "  # type: ignore[arg-type]
+        raise InputError(f"max cluster size {max_cluster_size} is below 2k - 1 = {2 * int(k) - 1}: "
                          f"horpart {horpart_name!r} cannot keep clusters between k and the maximum "
                          "(use a larger maximum, or --horpart abandon)")
     if verpart_name not in VERPART_STRATEGIES:
