@@ -48,11 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=int, required=True, help="k of k^m-anonymity (>= 2)")
     p.add_argument("-m", type=int, required=True, help="m of k^m-anonymity (>= 1)")
     p.add_argument("--max-cluster-size", type=int, required=True, dest="max_cluster_size",
-                   help="largest cluster HORPART keeps (>= k)")
+                   help="largest cluster HORPART keeps (>= 2k-1; >= k with --horpart abandon)")
     p.add_argument("--horpart", choices=HORPART_STRATEGIES, default="original",
-                   help="strategy for clusters smaller than k (AlShuhail2021 3.3.1)")
+                   help="horizontal partitioning: original = Terrovitis2012's HORPART (clusters smaller than k "
+                        "then join their neighbour in split order); abandon = AlShuhail2021's reading (a split "
+                        "leaving fewer than k records is abandoned; clusters may exceed the maximum); "
+                        "suppression, adding, remaining = AlShuhail2021 3.3.1 (default: original)")
     p.add_argument("--verpart", choices=VERPART_STRATEGIES, default="strict",
-                   help="VERPART variant (AlShuhail2021 3.3.3)")
+                   help="vertical partitioning: original = Terrovitis2012's VERPART (only term combinations "
+                        "that occur must reach k); strict, grouped = AlShuhail2021 3.3.3 (default: strict)")
     p.add_argument("--no-refine", action="store_true", help="skip REFINE (no joint clusters)")
     p.add_argument("--safe", action="store_true", help="apply safe disassociation (Awad2019) afterwards")
     p.add_argument("--safe-targets", choices=SAFE_TARGETS, default="linkable",
@@ -106,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the disassociation command line; returns the exit status (InputError for bad input)."""
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     check_output_paths({"release": args.output, "truth": args.truth}, {"input dataset": args.input})
-    from anonymizer.disassociate import disassociate, validate_parameters
+    from anonymizer.disassociate import DisassociationTimings, disassociate, validate_parameters
 
     validate_parameters(None, args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
     start = time.perf_counter()
@@ -114,8 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
     loaded = time.perf_counter()
     seed = new_seed() if args.seed is None else args.seed
+    steps = DisassociationTimings()
     release, truth = disassociate(dataset, args.k, args.m, args.max_cluster_size, horpart=args.horpart,
-                                  verpart=args.verpart, refine=not args.no_refine, seed=seed)
+                                  verpart=args.verpart, refine=not args.no_refine, seed=seed, timings=steps)
     safe_line = None
     if args.safe:
         from anonymizer.safe import safe_disassociate_report
@@ -136,6 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           + (f" (truth: {args.truth})" if args.truth else ""))
     print(f"clusters {figures['clusters']}, joint clusters {figures['joint_clusters']}, "
           f"record chunks {figures['record_chunks']}, shared chunks {figures['shared_chunks']}")
+    print(f"horpart {args.horpart}: records suppressed {steps.records_suppressed}, "
+          f"moved to another cluster {steps.records_moved}")
     print(f"term occurrences in term chunks {100 * figures['term_chunk_share']:.1f}%, "
           f"tlost {100 * figures['tlost']:.1f}%")
     if safe_line:

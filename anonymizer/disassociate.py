@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonymizer.horpart import HORPART_STRATEGIES, HorizontalPartition, horpart
+from anonymizer.horpart import BOUNDED_STRATEGIES, HORPART_STRATEGIES, HorizontalPartition, horpart, join_small_clusters
 from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
 from anonymizer.seeds import generator, resolve_seed
 from anonymizer.verpart import VERPART_STRATEGIES, PartitionTable, VerticalPartition, partition_clusters
@@ -39,13 +39,18 @@ _HASH_SEED = 0x5EED_D15A
 
 @dataclass
 class DisassociationTimings:
-    """Seconds spent in each step of one :func:`disassociate` call (pass one as ``timings=``)."""
+    """Seconds spent in each step of one :func:`disassociate` call (pass one as ``timings=``), and
+    the records HORPART did not publish or moved: ``records_suppressed`` (the ``suppression``
+    strategy), ``records_moved`` (``adding``/``remaining``, plus the join step that gives every
+    cluster k records; see :func:`anonymizer.horpart.join_small_clusters`)."""
 
     horpart: float = 0.0
     verpart: float = 0.0
     refine: float = 0.0
     build: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
+    records_suppressed: int = 0
+    records_moved: int = 0
 
     @property
     def total(self) -> float:
@@ -77,7 +82,10 @@ def validate_parameters(
 ) -> None:
     """Raise :class:`InputError` (one line) unless the disassociation parameters make sense.
 
-    ``n_records=None`` skips the check that the dataset holds at least k records.
+    ``n_records=None`` skips the check that the dataset holds at least k records. Every HORPART
+    strategy but ``abandon`` promises clusters of k to ``max_cluster_size`` records, which needs
+    ``max_cluster_size >= 2k - 1`` (2k - 1 records fit neither one smaller cluster nor two of k):
+    a smaller maximum is refused for them.
     """
     if not _is_int(k) or int(k) < 2:  # type: ignore[arg-type]
         raise InputError(f"k must be an integer >= 2, got {k!r}")
@@ -87,6 +95,10 @@ def validate_parameters(
         raise InputError(f"max cluster size must be an integer >= k ({k}), got {max_cluster_size!r}")
     if horpart_name not in HORPART_STRATEGIES:
         raise InputError(f"unknown horpart strategy {horpart_name!r}; choose one of: {', '.join(HORPART_STRATEGIES)}")
+    if horpart_name in BOUNDED_STRATEGIES and int(max_cluster_size) < 2 * int(k) - 1:  # type: ignore[arg-type]
+        raise InputError(f"max cluster size {max_cluster_size} is below 2k - 1 = {2 * int(k) - 1}: "
+                         f"horpart {horpart_name!r} cannot keep clusters between k and the maximum "
+                         "(use a larger maximum, or --horpart abandon)")
     if verpart_name not in VERPART_STRATEGIES:
         raise InputError(f"unknown verpart variant {verpart_name!r}; choose one of: {', '.join(VERPART_STRATEGIES)}")
     if n_records is not None and n_records < int(k):  # type: ignore[arg-type]
@@ -106,9 +118,12 @@ def disassociate(
 ) -> tuple[Release, Truth]:
     """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
 
-    HORPART with the AlShuhail2021 3.3.1 strategy ``horpart`` (original, suppression, adding,
-    remaining), VERPART variant ``verpart`` (strict, grouped; AlShuhail2021 3.3.3) with the Lemma 2
-    size condition in every cluster, REFINE (joint clusters and shared chunks) unless ``refine`` is
+    HORPART strategy ``horpart`` (``original``: Terrovitis2012's algorithm; ``abandon``,
+    ``suppression``, ``adding``, ``remaining``: AlShuhail2021 3.3.1), then the join step that
+    gives every cluster at least k records (Terrovitis2012 section 5, proof of Lemma 2; see
+    :func:`anonymizer.horpart.join_small_clusters`), VERPART variant ``verpart`` (``original``:
+    Terrovitis2012's; ``strict``, ``grouped``: AlShuhail2021 3.3.3) with the Lemma 2 size
+    condition in every cluster, REFINE (joint clusters and shared chunks) unless ``refine`` is
     False, then the release and truth with clusters ``P1..Pn`` and joint clusters ``J1..``.
 
     ``seed`` (an integer in 0..2**128 - 1) drives the publishing shuffle; ``None`` draws a fresh
@@ -134,7 +149,9 @@ def _disassociate(
     refine: bool, seed: int, timings: DisassociationTimings,
 ) -> tuple[Release, Truth]:
     t0 = time.perf_counter()
-    hp: HorizontalPartition = _horpart(dataset, k, max_cluster_size, horpart)
+    hp: HorizontalPartition = join_small_clusters(_horpart(dataset, k, max_cluster_size, horpart), dataset, k,
+                                                  max_cluster_size)
+    timings.records_suppressed, timings.records_moved = len(hp.suppressed), hp.moved + hp.joined
     t1 = time.perf_counter()
     table = partition_clusters(dataset, hp.clusters, k, m, verpart)
     t2 = time.perf_counter()

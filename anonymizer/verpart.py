@@ -4,29 +4,42 @@ the Lemma 2 size condition (Terrovitis2012 section 5).
 
 VERPART orders the terms of a cluster P by decreasing support s(t), puts every term with
 s(t) < k into the term chunk T_T, and then builds T_1, T_2, ... greedily: each pass walks the
-remaining terms in order and adds a term to the current set when the chunk projected on the set
-stays anonymous. Two readings of "anonymous" (AlShuhail2021 3.3.3):
+remaining terms in order and adds a term t to the current set T_cur when the chunk projected on
+T_cur ∪ {t} stays k^m-anonymous. Which paper each variant follows, i.e. what "k^m-anonymous"
+means in that test:
 
-* ``strict`` (the first method, Table 3.7): the chunk's term set must be k^m-anonymous *as a
-  whole*: every combination of at most m of its terms appears in at least k records of P. A
-  combination that never appears (support 0) is a violation, so terms that never meet
-  (``surgery`` and ``failure`` of Table 3.4) land in different chunks.
-* ``grouped`` (the second method, Table 3.8): the ``strict`` groups are formed first; then groups
-  are packed into shared record chunks: a group joins the first chunk where every new combination
-  (terms of the group with terms already in the chunk, at most m in all) has support 0 or at least
-  k, i.e. the chunk stays k^m-anonymous in the sense of Terrovitis2012 (an itemset that appears
-  must appear k times). Groups that never meet share a chunk.
+* ``original`` -- Terrovitis2012's Algorithm VERPART: the test chunk must be k^m-anonymous in the
+  paper's own sense (section 3: "every m-sized combination of terms that appears in a chunk,
+  appears at least k times"), so a combination of at most m terms that never appears in the test
+  chunk (support 0) is no obstacle; only a combination with support 1..k-1 is. Terms that never
+  meet share a chunk. On records {w,x,z},{x,z},{x},{y},{y},{y,z} with k=2, m=2 this gives the
+  record chunks {x,y} and {z} (w goes to the term chunk).
+* ``strict`` -- AlShuhail2021 3.3.3, the first method (Table 3.7): the chunk's term set must be
+  k^m-anonymous *as a whole*: every combination of at most m of its terms appears in at least k
+  records of P. A combination that never appears (support 0) is a violation, so terms that never
+  meet (``surgery`` and ``failure`` of Table 3.4) land in different chunks. On the records above:
+  chunks {x,z} and {y}.
+* ``grouped`` -- AlShuhail2021 3.3.3, the second method (Table 3.8): the ``strict`` groups are
+  formed first; then groups are packed into shared record chunks: a group joins the first chunk
+  where every new combination (terms of the group with terms already in the chunk, at most m in
+  all) has support 0 or at least k, i.e. the chunk stays k^m-anonymous in the sense of
+  Terrovitis2012. Groups that never meet share a chunk. On the records above: {x,z} and {y}
+  (the group {y} meets z once).
 
 The k^m test never enumerates a power set: a candidate term t is checked against the current
 set T_cur only through the new combinations that contain t, by a depth-first walk over T_cur that
 carries the running AND of record bitsets (Python ints, bit i = i-th record of the cluster);
 a branch whose AND is empty is cut (its supersets are empty too), so only combinations of terms
-that really co-occur are visited, up to m - 1 terms of T_cur.
+that really co-occur are visited, up to m - 1 terms of T_cur. The walk keeps its own stack (no
+nested function, hence no reference cycle per call: disassociate() pauses the cyclic collector).
 
-Lemma 2 (section 5): while the term chunk is empty and the number of non-empty sub-records over
-all record chunks is below ``s + k * (h - 1)``, ``h = min(m, v)``, the least frequent term of the
-record chunks moves to the term chunk (ties: the term VERPART met last, i.e. the alphabetically
-last among the least frequent); a record chunk left without terms disappears.
+Lemma 2 (section 5), for every variant: while the term chunk is empty and the number of
+non-empty sub-records over all record chunks is below ``s + k * (h - 1)``, ``h = min(m, v)``, the
+least frequent term of the record chunks moves to the term chunk (ties: the term VERPART met
+last, i.e. the alphabetically last among the least frequent); a record chunk left without terms
+disappears. Terrovitis2012 section 5: "If the size limit is not met, then by moving the least
+frequent item of the record chunks to the term chunk, we guarantee that the conditions set by
+Lemma 2 are satisfied."
 
 Ties in the support order are broken by term id (alphabetical order of the sorted vocabulary).
 The tables of AlShuhail2021 print tied chunks in another order (Table 3.7 lists ``surgery``
@@ -57,8 +70,9 @@ __all__ = [
     "verpart",
 ]
 
-VERPART_STRATEGIES: tuple[str, ...] = ("strict", "grouped")
-"""The two VERPART variants of AlShuhail2021 section 3.3.3."""
+VERPART_STRATEGIES: tuple[str, ...] = ("original", "strict", "grouped")
+"""``original``: Terrovitis2012's Algorithm VERPART; ``strict`` and ``grouped``: the two variants
+of AlShuhail2021 section 3.3.3."""
 
 
 @dataclass
@@ -86,10 +100,20 @@ def extends_km(current: Sequence[int], candidate: int, k: int, m: int, zero_ok: 
     """
     if m < 2 or not current:
         return True
-    deepest = m - 1  # at most m - 1 terms of the current set join the candidate
+    if m == 2:  # pairs only
+        for bits in current:
+            support = (candidate & bits).bit_count()
+            if support < k and (support > 0 or not zero_ok):
+                return False
+        return True
+    # depth-first over combinations, with an explicit stack of (next index, running AND, terms
+    # of ``current`` in it): no nested function, so a call leaves no reference cycle behind
+    # (disassociate() runs with the cyclic collector paused)
     n = len(current)
-
-    def walk(start: int, acc: int, depth: int) -> bool:
+    deepest = m - 1  # at most m - 1 terms of the current set join the candidate
+    todo = [(0, candidate, 0)]
+    while todo:
+        start, acc, depth = todo.pop()
         for i in range(start, n):
             both = acc & current[i]
             support = both.bit_count()
@@ -99,17 +123,9 @@ def extends_km(current: Sequence[int], candidate: int, k: int, m: int, zero_ok: 
                 continue
             if support < k:
                 return False
-            if depth + 1 < deepest and not walk(i + 1, both, depth + 1):
-                return False
-        return True
-
-    if deepest == 1:  # m = 2: pairs only, no recursion
-        for bits in current:
-            support = (candidate & bits).bit_count()
-            if support < k and (support > 0 or not zero_ok):
-                return False
-        return True
-    return walk(0, candidate, 0)
+            if depth + 1 < deepest:
+                todo.append((i + 1, both, depth + 1))
+    return True
 
 
 def group_terms(bitsets: Sequence[int], k: int, m: int, zero_ok: bool) -> list[list[int]]:
@@ -173,8 +189,11 @@ def _partition_one(
 
     Returns the record chunks (lists of positions) and the positions Lemma 2 moved to the term chunk.
     """
-    groups = group_terms(bitsets, k, m, zero_ok=False)
-    chunks = _pack_groups(groups, bitsets, k, m) if variant == "grouped" else groups
+    if variant == "original":  # Terrovitis2012: only combinations that appear must reach k
+        chunks = group_terms(bitsets, k, m, zero_ok=True)
+    else:
+        groups = group_terms(bitsets, k, m, zero_ok=False)
+        chunks = _pack_groups(groups, bitsets, k, m) if variant == "grouped" else groups
     moved: list[int] = []
     while chunks and term_chunk_empty:
         nonempty = 0

@@ -1,6 +1,7 @@
 """Time REFINE (Terrovitis2012 section 4) on kosarak and on synthetic data of growing size.
 
-Clusters come from :func:`anonymizer.horpart.horpart` (strategy "original", the paper's) and the
+Clusters come from :func:`anonymizer.horpart.horpart` (strategy "original", the paper's, then
+:func:`anonymizer.horpart.join_small_clusters` as in ``disassociate``) and the
 vertical partitions from :func:`anonymizer.verpart.partition_clusters` (strict VERPART + Lemma 2);
 only REFINE itself is timed.
 
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from anonymizer.horpart import horpart
+from anonymizer.horpart import horpart, join_small_clusters
 from anonymizer.refine import refine
 from anonymizer.verpart import partition_clusters
 from corpora.dataset import TransactionDataset
@@ -59,7 +60,7 @@ def synthetic(records: int, domain: int = 5000, avg_length: float = 10.0, seed: 
 
 
 def run(name: str, ds: TransactionDataset, k: int, m: int, delta: int) -> None:
-    hp = horpart(ds, k, delta, "original")
+    hp = join_small_clusters(horpart(ds, k, delta, "original"), ds, k, delta)
     parts = partition_clusters(ds, hp.clusters, k, m).partitions()
     tc_pairs = sum(len(p.term_chunk) for p in parts)
     start, cpu = time.perf_counter(), time.process_time()

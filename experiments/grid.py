@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from anonymizer.disassociate import validate_parameters
 from corpora.errors import InputError
 from experiments.schema import GRID_PARAMS, LIMITS, DatasetSpec, KExpr, SweepSpec
 
@@ -116,6 +117,10 @@ def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[d
                 shown = f"'{size.text}' gives {s}" if isinstance(size, KExpr) else str(s)
                 raise InputError(f"{spec.source}: grid.max_cluster_size: {shown} is impossible for k={k}: "
                                  "must be >= k (a cluster holds at least k records)")
+            try:  # e.g. a bounded HORPART strategy needs max_cluster_size >= 2k - 1
+                validate_parameters(None, k, m, int(s), merged["horpart"], merged["verpart"])
+            except InputError as exc:
+                raise InputError(f"{spec.source}: grid: {exc}") from None
             point = {name: merged[name] for name in GRID_PARAMS}
             point["max_cluster_size"] = int(s)
             tag = json.dumps(point, sort_keys=True)

@@ -19,8 +19,8 @@ Layout (every key but ``name`` and ``datasets`` is optional)::
       k: {from: 2, to: 5}
       m: 2
       max_cluster_size: "k^2..k^6" # the thesis' k^2 .. k^6 (powers of k)
-      horpart: original            # original | suppression | adding | remaining
-      verpart: strict              # strict | grouped
+      horpart: original            # original | abandon | suppression | adding | remaining
+      verpart: strict              # original | strict | grouped
       refine: true
       safe: [false, true]
     zip: [[k, max_cluster_size]]   # these lists pair up element by element instead of a product

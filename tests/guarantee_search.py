@@ -114,9 +114,12 @@ def random_case(rng: np.random.Generator) -> Case:
         size = int(rng.integers(1, min(4, len(vocab)) + 1))
         records.append(tuple(sorted(rng.choice(vocab, size=size, replace=False).tolist())))
     k = int(rng.integers(2, 4))
-    return Case(tuple(records), k, int(rng.integers(1, 4)), int(rng.integers(k, 2 * k + 3)),
-                str(rng.choice(HORPART_STRATEGIES)), str(rng.choice(VERPART_STRATEGIES)),
-                bool(rng.integers(2)), bool(rng.integers(2)), int(rng.integers(0, 1000)), str(rng.choice(TARGETS)))
+    m = int(rng.integers(1, 4))
+    horpart = str(rng.choice(HORPART_STRATEGIES))
+    smallest = k if horpart == "abandon" else 2 * k - 1  # the bounded strategies need max >= 2k - 1
+    return Case(tuple(records), k, m, int(rng.integers(smallest, 2 * k + 3)), horpart,
+                str(rng.choice(VERPART_STRATEGIES)), bool(rng.integers(2)), bool(rng.integers(2)),
+                int(rng.integers(0, 1000)), str(rng.choice(TARGETS)))
 
 
 def main(argv: list[str] | None = None) -> int:

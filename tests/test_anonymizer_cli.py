@@ -36,6 +36,26 @@ def test_writes_release_and_truth(tmp_path, fig2, capsys):
     assert "clusters 3" in text and "tlost" in text and "term chunks" in text
 
 
+def test_summary_counts_suppressed_and_moved_records(tmp_path, capsys):
+    """suppression deletes records, original's join step moves them: the summary says how many."""
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in toy_records("alshuhail2021-table3.2")), encoding="utf-8")
+    for strategy, line in [("suppression", "horpart suppression: records suppressed 1, moved to another cluster 0"),
+                           ("original", "horpart original: records suppressed 0, moved to another cluster 1"),
+                           ("abandon", "horpart abandon: records suppressed 0, moved to another cluster 0")]:
+        assert main([str(path), "-k", "2", "-m", "2", "--max-cluster-size", "3", "--horpart", strategy,
+                     "--verpart", "original", "-o", str(tmp_path / "r.json")]) == 0
+        assert line in capsys.readouterr().out
+
+
+def test_help_names_the_papers(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "original = Terrovitis2012's HORPART" in text and "abandon = AlShuhail2021's reading" in text
+    assert "original = Terrovitis2012's VERPART" in text and "strict, grouped = AlShuhail2021 3.3.3" in text
+
+
 def test_registry_name_and_no_refine(tmp_path, capsys):
     out = tmp_path / "rel.json"
     assert main(["terrovitis2012-fig2", "-k", "3", "-m", "2", "--max-cluster-size", "10", "--no-refine",
@@ -57,7 +77,8 @@ def test_same_seed_same_bytes(tmp_path, fig2):
     (["-k", "1", "-m", "2", "--max-cluster-size", "5"], "k must be"),
     (["-k", "2", "-m", "0", "--max-cluster-size", "5"], "m must be"),
     (["-k", "3", "-m", "2", "--max-cluster-size", "2"], "max cluster size"),
-    (["-k", "11", "-m", "2", "--max-cluster-size", "20"], "fewer than k"),
+    (["-k", "3", "-m", "2", "--max-cluster-size", "4"], "max cluster size 4 is below 2k - 1 = 5"),
+    (["-k", "11", "-m", "2", "--max-cluster-size", "21"], "fewer than k"),
     (["-k", "2", "-m", "2", "--max-cluster-size", "5", "--horpart", "greedy"], "invalid choice"),
     (["-k", "x", "-m", "2", "--max-cluster-size", "5"], "invalid int"),
     (["-k", "2", "-m", "2"], "required"),

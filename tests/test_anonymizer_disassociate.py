@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import disassociate
+from anonymizer.disassociate import DisassociationTimings, disassociate
 from anonymizer.verify import verify
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.toy import toy_dataset
 
-STRATEGIES = ["original", "suppression", "adding", "remaining"]
+STRATEGIES = ["original", "abandon", "suppression", "adding", "remaining"]
+VARIANTS = ["original", "strict", "grouped"]
 
 
 def rebuild_from_truth(release, truth):
@@ -69,7 +70,8 @@ def test_validation_errors():
         (dict(k=1, m=2, max_cluster_size=5), "k must be"),
         (dict(k=2, m=0, max_cluster_size=5), "m must be"),
         (dict(k=3, m=2, max_cluster_size=2), "max cluster size"),
-        (dict(k=11, m=2, max_cluster_size=20), "fewer than k"),
+        (dict(k=3, m=2, max_cluster_size=4), "below 2k - 1"),
+        (dict(k=11, m=2, max_cluster_size=21), "fewer than k"),
         (dict(k=2, m=2, max_cluster_size=5, horpart="clever"), "horpart"),
         (dict(k=2, m=2, max_cluster_size=5, verpart="loose"), "verpart"),
         (dict(k=2.5, m=2, max_cluster_size=5), "k must be"),
@@ -87,10 +89,32 @@ def test_empty_records_are_refused():
 
 def test_suppression_publishes_fewer_records():
     ds = toy_dataset("alshuhail2021-table3.2")
-    release, truth = disassociate(ds, 2, 2, 3, horpart="suppression", refine=False, seed=0)
+    timings = DisassociationTimings()
+    release, truth = disassociate(ds, 2, 2, 3, horpart="suppression", refine=False, seed=0, timings=timings)
     assert release.n_records == 3
+    assert (timings.records_suppressed, timings.records_moved) == (1, 0)
     assert sorted(r for t in truth.clusters for r in t.records) == [1, 2, 3]
     assert verify(release).ok
+
+
+def test_original_joins_small_clusters_and_reports_them():
+    """Terrovitis2012's HORPART leaves {0} alone (Table 3.1 data); the join step gives it company."""
+    ds = toy_dataset("alshuhail2021-table3.2")
+    timings = DisassociationTimings()
+    release, truth = disassociate(ds, 2, 2, 3, horpart="original", refine=False, seed=0, timings=timings)
+    assert [t.records for t in truth.clusters] == [[1, 2], [0, 3]]
+    assert (timings.records_suppressed, timings.records_moved) == (0, 1)
+    assert verify(release).ok
+    timings = DisassociationTimings()
+    release, truth = disassociate(ds, 2, 2, 3, horpart="abandon", refine=False, seed=0, timings=timings)
+    assert [t.records for t in truth.clusters] == [[0, 1, 2, 3]]
+    assert (timings.records_suppressed, timings.records_moved) == (0, 0)
+
+
+def test_abandon_accepts_a_small_maximum():
+    ds = toy_dataset("terrovitis2012-fig2")
+    release, _ = disassociate(ds, 3, 2, 4, horpart="abandon", refine=False, seed=0)
+    assert all(c.size >= 3 for c in release.clusters)
 
 
 def test_seed_changes_order_only():
@@ -116,7 +140,7 @@ records_st = st.lists(st.frozensets(st.sampled_from("abcdefghijk"), min_size=1, 
 
 @settings(max_examples=40, deadline=None)
 @given(records=records_st, k=st.integers(2, 3), m=st.integers(1, 3), extra=st.integers(0, 8),
-       horpart=st.sampled_from(STRATEGIES), verpart=st.sampled_from(["strict", "grouped"]),
+       horpart=st.sampled_from(STRATEGIES), verpart=st.sampled_from(VARIANTS),
        refine=st.booleans(), seed=st.integers(0, 2**32))
 def test_release_properties(records, k, m, extra, horpart, verpart, refine, seed):
     if len(records) < k:
@@ -130,7 +154,7 @@ def test_release_properties(records, k, m, extra, horpart, verpart, refine, seed
     # cluster sizes
     for c in release.clusters:
         assert c.size >= k
-        if horpart != "original":
+        if horpart != "abandon":  # every other strategy, original with the join step, is bounded
             assert c.size <= max_size
     # no term occurrence lost (suppression: the published records keep all theirs)
     rebuilt = rebuild_from_truth(release, truth)
@@ -147,7 +171,7 @@ def test_release_properties(records, k, m, extra, horpart, verpart, refine, seed
 
 @settings(max_examples=30, deadline=None)
 @given(records=records_st, k=st.integers(2, 3), perm_seed=st.integers(0, 1000),
-       horpart=st.sampled_from(STRATEGIES), verpart=st.sampled_from(["strict", "grouped"]), refine=st.booleans())
+       horpart=st.sampled_from(STRATEGIES), verpart=st.sampled_from(VARIANTS), refine=st.booleans())
 def test_release_does_not_depend_on_record_order(records, k, perm_seed, horpart, verpart, refine):
     """Listed sub-record order reveals nothing of record order: a permuted input gives the same bytes."""
     if len(records) < k:

@@ -28,7 +28,10 @@ def _sets(chunks):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("variant", ["strict", "grouped"])
+VARIANTS = ["original", "strict", "grouped"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_terrovitis_figure2_p1(variant):
     ds = toy_dataset("terrovitis2012-fig2")
     vp = verpart(ds, [0, 1, 2, 3, 4], k=3, m=2, variant=variant)
@@ -37,7 +40,7 @@ def test_terrovitis_figure2_p1(variant):
     assert vp.records.tolist() == [0, 1, 2, 3, 4]
 
 
-@pytest.mark.parametrize("variant", ["strict", "grouped"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_terrovitis_figure2_p2(variant):
     ds = toy_dataset("terrovitis2012-fig2")
     vp = verpart(ds, [5, 6, 7, 8, 9], k=3, m=2, variant=variant)
@@ -45,10 +48,11 @@ def test_terrovitis_figure2_p2(variant):
     assert vp.term_chunk == ["ikea", "panic disorder", "playboy", "ruby"]
 
 
-def test_terrovitis_figure2_subrecords():
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_terrovitis_figure2_subrecords(variant):
     """The record chunks of Figure 2b, sub-record by sub-record (as bags)."""
     ds = toy_dataset("terrovitis2012-fig2")
-    table = partition_clusters(ds, [np.arange(5), np.arange(5, 10)], k=3, m=2)
+    table = partition_clusters(ds, [np.arange(5), np.arange(5, 10)], k=3, m=2, variant=variant)
     from anonymizer.disassociate import build_release
 
     release, truth = build_release(table, [], {"k": 3, "m": 2}, seed=0)
@@ -63,6 +67,40 @@ def test_terrovitis_figure2_subrecords():
     assert sorted(truth.clusters[0].record_chunks[1]) == [1, 2, 4]
     assert truth.clusters[0].term_chunk == {"ikea": [0, 2], "ruby": [0, 1], "viagra": [1, 3]}
     assert verify(release).ok
+
+
+COUNTEREXAMPLE = [["w", "x", "z"], ["x", "z"], ["x"], ["y"], ["y"], ["y", "z"]]
+
+
+@pytest.mark.parametrize("variant,chunks", [
+    ("original", [["x", "y"], ["z"]]),  # x and y never meet: no obstacle; {y,z} appears once: z waits
+    ("strict", [["x", "z"], ["y"]]),  # {x,y} has support 0: a violation of the whole-set reading
+    ("grouped", [["x", "z"], ["y"]]),  # the group {y} meets z once, so it cannot share {x,z}'s chunk
+])
+def test_terrovitis_verpart_counterexample(variant, chunks):
+    """k=2, m=2: Terrovitis2012's VERPART (only combinations that appear need k) differs from both variants."""
+    ds = TransactionDataset.from_records(COUNTEREXAMPLE)
+    vp = verpart(ds, range(6), k=2, m=2, variant=variant)
+    assert vp.chunk_terms == chunks
+    assert vp.term_chunk == ["w"]
+
+
+def test_terrovitis_verpart_counterexample_release():
+    """The same data through disassociate(--horpart original --verpart original): chunks as bags."""
+    ds = TransactionDataset.from_records(COUNTEREXAMPLE)
+    release, truth = disassociate(ds, 2, 2, 6, horpart="original", verpart="original", refine=False)
+    (cluster,) = release.clusters
+    assert [Counter(c) for c in cluster.record_chunks] == [Counter({("x",): 3, ("y",): 3}),
+                                                           Counter({("z",): 3})]
+    assert cluster.term_chunk == ["w"]
+    assert verify(release).ok
+
+
+def test_alshuhail_table34_original_shares_a_chunk():
+    """Table 3.4 under Terrovitis2012's rule: surgery and failure never meet, so they share a chunk."""
+    ds = toy_dataset("alshuhail2021-table3.4")
+    vp = verpart(ds, range(4), k=2, m=2, variant="original")
+    assert any({"surgery", "failure"} <= set(c) for c in vp.chunk_terms)
 
 
 def test_alshuhail_table33_strict():
@@ -212,7 +250,7 @@ def test_group_terms_strict_groups_are_whole_km(records, k, m):
 
 @settings(max_examples=40, deadline=None)
 @given(records=st.lists(st.frozensets(st.sampled_from("abcdefghij"), min_size=1, max_size=6), min_size=3, max_size=18),
-       k=st.integers(2, 4), m=st.integers(1, 3), variant=st.sampled_from(["strict", "grouped"]))
+       k=st.integers(2, 4), m=st.integers(1, 3), variant=st.sampled_from(VARIANTS))
 def test_verpart_chunks_km_anonymous_and_exhaustive(records, k, m, variant):
     ds = TransactionDataset.from_records(records)
     vp = verpart(ds, range(len(ds)), k, m, variant)
@@ -230,6 +268,48 @@ def test_verpart_chunks_km_anonymous_and_exhaustive(records, k, m, variant):
             assert brute_all_combos(records, terms, k, m)
     nonempty = sum(1 for terms in vp.chunk_terms for r in records if r & set(terms))
     assert lemma2_holds(len(records), nonempty, len(vp.chunk_terms), k, m, not vp.term_chunk)
+
+
+@settings(max_examples=40, deadline=None)
+@given(records=st.lists(st.frozensets(st.sampled_from("abcdefgh"), min_size=1, max_size=6), min_size=2, max_size=16),
+       k=st.integers(2, 4), m=st.integers(1, 3))
+def test_group_terms_original_is_the_papers_greedy_loop(records, k, m):
+    """Terrovitis2012 VERPART lines 8-15 with a brute-force k^m test on the projected chunk."""
+    terms = sorted({t for r in records for t in r})
+    support = {t: sum(1 for r in records if t in r) for t in terms}
+    ordered = sorted((t for t in terms if support[t] >= k), key=lambda t: (-support[t], t))
+    bits = [sum(1 << i for i, r in enumerate(records) if t in r) for t in ordered]
+    got = [[ordered[i] for i in g] for g in group_terms(bits, k, m, zero_ok=True)]
+    want, remain = [], list(ordered)
+    while remain:
+        cur = []
+        for t in remain:
+            test = [r & set(cur + [t]) for r in records]
+            if brute_km([s for s in test if s], k, m):
+                cur.append(t)
+        want.append(cur)
+        remain = [t for t in remain if t not in cur]
+    assert got == want
+
+
+def test_extends_km_leaves_no_reference_cycle():
+    """disassociate() pauses the cyclic collector: a k^m test must not leave garbage cycles (issue 9)."""
+    import gc
+
+    current = [0b111100, 0b011110, 0b001111, 0b110011]
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        for m in (2, 3, 4):
+            for _ in range(200):
+                extends_km(current, 0b101101, 2, m, zero_ok=True)
+                extends_km(current, 0b101101, 2, m, zero_ok=False)
+        found = gc.collect()
+    finally:
+        if was:
+            gc.enable()
+    assert found == 0
 
 
 def test_grouped_never_more_chunks_than_strict():
@@ -257,7 +337,7 @@ def test_large_cluster_uses_python_bitsets():
 
 def test_bad_variant_and_parameters():
     ds = toy_dataset("alshuhail2021-table3.4")
-    with pytest.raises(InputError, match="verpart"):
+    with pytest.raises(InputError, match="verpart variant 'loose'; choose one of: original, strict, grouped"):
         verpart(ds, range(4), 2, 2, "loose")
     with pytest.raises(InputError, match="k must be"):
         verpart(ds, range(4), 1, 2)

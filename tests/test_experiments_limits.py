@@ -113,10 +113,11 @@ def test_the_limits_leave_the_example_sweeps_alone() -> None:
 
 def test_a_range_at_the_cap_is_allowed_and_one_past_it_is_refused() -> None:
     top = LIMITS.range_values
-    ok = parse_sweep(yaml.safe_load(HEAD + f"grid: {{k: 2, max_cluster_size: {{from: 2, to: {top + 1}}}}}"), "s")
+    # from 3 = 2k - 1, the smallest maximum HORPART original accepts for k = 2
+    ok = parse_sweep(yaml.safe_load(HEAD + f"grid: {{k: 2, max_cluster_size: {{from: 3, to: {top + 2}}}}}"), "s")
     assert len(ok.grid["max_cluster_size"]) == top
     with pytest.raises(InputError, match="at most 1,000"):
-        parse_sweep(yaml.safe_load(HEAD + f"grid: {{k: 2, max_cluster_size: {{from: 2, to: {top + 2}}}}}"), "s")
+        parse_sweep(yaml.safe_load(HEAD + f"grid: {{k: 2, max_cluster_size: {{from: 3, to: {top + 3}}}}}"), "s")
 
 
 # ----------------------------------------------------------------------------- memory

@@ -67,6 +67,7 @@ def test_unknown_nested_key_has_its_path():
         ({"k": "three"}, "grid.k: expected an integer, got a string"),
         ({"k": True}, "grid.k: expected an integer, got a boolean"),
         ({"k": 5, "max_cluster_size": 4}, "grid.max_cluster_size: 4 is impossible for k=5: must be >= k"),
+        ({"k": 3, "max_cluster_size": 4}, "grid: max cluster size 4 is below 2k - 1 = 5: horpart 'original'"),
         ({"k": 3, "max_cluster_size": "k-1"}, "'k-1' gives 2 is impossible for k=3"),
         ({"max_cluster_size": "k^^2"}, "grid.max_cluster_size"),
         ({"max_cluster_size": "n^2"}, "names 'n'"),
@@ -171,10 +172,10 @@ def test_k_expressions_as_in_the_thesis():
 
 
 def test_ranges_and_defaults():
-    spec = parse_sweep(sweep(grid={"k": {"from": 2, "to": 6, "step": 2}, "max_cluster_size": [{"from": 10, "to": 30,
+    spec = parse_sweep(sweep(grid={"k": {"from": 2, "to": 6, "step": 2}, "max_cluster_size": [{"from": 20, "to": 40,
                                                                                                 "step": 10}, 60]}))
     assert spec.grid["k"] == (2, 4, 6)
-    assert spec.grid["max_cluster_size"] == (10, 20, 30, 60)
+    assert spec.grid["max_cluster_size"] == (20, 30, 40, 60)
     assert spec.grid["horpart"] == ("original",) and spec.grid["refine"] == (True,)
     assert parse_sweep(sweep(repeats=3)).seeds == (0, 1, 2)
     spec = parse_sweep(sweep(datasets=[{"text": "lee", "density": [0.2, 0.3]}, {"name": "x", "records": [5, 10]}]))

@@ -23,8 +23,9 @@ def cases(draw: st.DrawFn, horpart: str, verpart: str, refine: bool, safe: bool)
     records = draw(st.lists(st.lists(st.sampled_from(vocab), min_size=1, max_size=4, unique=True),
                             min_size=4, max_size=10))
     k = draw(st.integers(2, 3))
+    smallest = k if horpart == "abandon" else 2 * k - 1  # the bounded strategies need max >= 2k - 1
     return Case(tuple(tuple(sorted(r)) for r in records), k, draw(st.integers(1, 3)),
-                draw(st.integers(k, 2 * k + 2)), horpart, verpart, refine, safe, draw(st.integers(0, 999)),
+                draw(st.integers(smallest, 2 * k + 2)), horpart, verpart, refine, safe, draw(st.integers(0, 999)),
                 draw(st.sampled_from(TARGETS)))
 
 

@@ -42,12 +42,13 @@ def assert_reconstruction_valid(release, ds):
 
 @settings(max_examples=40, deadline=None)
 @given(ds=datasets, k=st.integers(2, 4), m=st.integers(1, 3), extra=st.integers(0, 6),
-       horpart=st.sampled_from(["original", "suppression", "adding", "remaining"]),
-       verpart=st.sampled_from(["strict", "grouped"]), refine=st.booleans(), seed=st.integers(0, 99))
+       horpart=st.sampled_from(["original", "abandon", "suppression", "adding", "remaining"]),
+       verpart=st.sampled_from(["original", "strict", "grouped"]), refine=st.booleans(), seed=st.integers(0, 99))
 def test_disassociate_output_passes_verify_and_reconstructs(ds, k, m, extra, horpart, verpart, refine, seed):
     if len(ds) < k:
         return
-    release, _ = disassociate(ds, k, m, k + extra, horpart=horpart, verpart=verpart, refine=refine, seed=seed)
+    max_size = k + extra if horpart == "abandon" else 2 * k - 1 + extra  # bounded strategies need >= 2k - 1
+    release, _ = disassociate(ds, k, m, max_size, horpart=horpart, verpart=verpart, refine=refine, seed=seed)
     report = verify(release)
     assert report.ok, report.violations[:5]
     assert_reconstruction_valid(release, reconstruct(release, seed=seed))
