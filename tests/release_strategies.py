@@ -1,0 +1,65 @@
+"""Hypothesis strategies for tiny hand-built releases (plain ``disassociated/1`` JSON objects).
+
+Shared by the tests that hold the sampler and the verifier's exact search against the exhaustive
+oracle of tests/reconstruction_oracle.py. The releases are well formed in the sense of
+Terrovitis2012 section 3 (a cluster's chunks over disjoint term sets, a joint cluster's shared
+chunks over disjoint term sets) but otherwise free: implied empty sub-records, empty or
+non-empty term chunks, the same term in several clusters, shared chunks that hold terms listed in
+a leaf's record chunks or term chunk, nested joint clusters, and releases with no valid
+reconstruction at all.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+POOL = list("abcdef")
+SHARED_POOL = POOL + ["s", "u"]
+
+
+def _split(draw, pool, n_chunks, max_subs, min_subs=0):
+    """Disjoint chunk domains drawn from ``pool`` and their sub-records (sorted lists)."""
+    labels = draw(st.lists(st.integers(0, n_chunks + 1), min_size=len(pool), max_size=len(pool)))
+    chunks, spare = [], [t for t, lab in zip(pool, labels, strict=True) if lab == n_chunks]
+    for j in range(n_chunks):
+        dom = [t for t, lab in zip(pool, labels, strict=True) if lab == j]
+        if not dom:
+            continue
+        subs = draw(st.lists(st.frozensets(st.sampled_from(dom), min_size=1), min_size=min_subs, max_size=max_subs))
+        if subs:
+            chunks.append([sorted(s) for s in subs])
+    return chunks, spare
+
+
+@st.composite
+def tiny_releases(draw, max_clusters: int = 3, max_size: int = 4):
+    """A tiny release with at most ``max_clusters`` clusters of at most ``max_size`` records."""
+    k = draw(st.integers(1, 3))
+    m = draw(st.integers(1, 3))
+    clusters = []
+    for ci in range(draw(st.integers(1, max_clusters))):
+        size = draw(st.integers(1, max_size))
+        chunks, spare = _split(draw, POOL, 2, size)
+        term_chunk = spare if draw(st.booleans()) else []
+        clusters.append({"id": f"P{ci}", "size": size, "record_chunks": chunks, "term_chunk": term_chunk})
+    joints = []
+    if len(clusters) >= 2 and draw(st.booleans()):
+        cut = draw(st.integers(2, len(clusters)))
+        capacity = sum(c["size"] for c in clusters[:cut])
+        shared, _ = _split(draw, SHARED_POOL, 2, capacity, min_subs=1)
+        joints.append({"id": "J0", "children": [c["id"] for c in clusters[:cut]], "shared_chunks": shared})
+        if cut < len(clusters) and draw(st.booleans()):
+            capacity += clusters[cut]["size"]
+            upper, _ = _split(draw, SHARED_POOL + ["w"], 1, capacity, min_subs=1)
+            joints.append({"id": "J1", "children": ["J0", clusters[cut]["id"]], "shared_chunks": upper})
+    return {"format": "disassociated/1", "params": {"k": k, "m": m}, "clusters": clusters,
+            "joint_clusters": joints}
+
+
+def per_cluster(release: dict, records) -> list[list[frozenset]]:
+    """Split a reconstructed dataset's records by cluster, in release order."""
+    out, start = [], 0
+    for c in release["clusters"]:
+        out.append([frozenset(r) for r in records[start:start + c["size"]]])
+        start += c["size"]
+    return out
