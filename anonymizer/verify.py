@@ -1,46 +1,71 @@
-"""An independent, brute-force checker of a disassociated release (Terrovitis2012 sections 3 and 5).
+"""An independent checker of a disassociated release: Terrovitis2012's Guarantee 1 (sections 2, 3, 5).
 
-This module is deliberately naive and shares no code with the fast anonymizer: it counts every
-itemset of size 1..m of every sub-record with :func:`itertools.combinations` and a
-:class:`collections.Counter`, so the tests can use it as a reference against the fast k^m check.
+This module shares no code with the anonymizer: it reads the release file itself (strictly, see
+below), counts every itemset of size 1..m of every sub-record with :func:`itertools.combinations`
+and a :class:`collections.Counter`, and searches small components exactly
+(:mod:`anonymizer.exact`), so the tests can use it as a reference against the engine.
 
-What a release must satisfy to carry Guarantee 1 (Terrovitis2012 section 2):
+**Sufficient conditions** (checked on every release; Terrovitis2012 section 5, Lemmas 1-3 show
+they give Guarantee 1):
 
 * **k^m-anonymous record chunks** (section 3, "Vertical partitioning"; Lemma 1): every itemset of
   at most m terms that appears in a record chunk appears in at least k of its sub-records.
-* **Lemma 2** (section 5): in a cluster of size s with record chunks C_1..C_v, the non-empty
-  sub-records number at least ``s + k * (h - 1)`` with ``h = min(m, v)``, or the term chunk is
-  non-empty (a cluster without record chunks is read with h = 1: it needs a non-empty term
-  chunk). Choice: REFINE (section 3) removes terms from term chunks after VERPART checked
-  Lemma 2, and Lemma 3's proof says shared chunks need no new bound; so the condition is judged
-  on the VERPART-time term chunk, which is the published term chunk plus the terms of the
-  ancestors' shared chunks that are not in the cluster's own record chunks (terms it may have
-  contributed). A cluster with no such term and too few sub-records is reported.
+* **Lemma 2** for *every* cluster, the leaves of joint clusters included: in a cluster of size s
+  with record chunks C_1..C_v, the listed sub-records number at least ``s + k * (h - 1)`` with
+  ``h = min(m, v)``, or the *published* term chunk is non-empty (a cluster without record chunks
+  is read with h = 1: it needs a non-empty term chunk). The lemma is stated for the chunks a
+  reader sees, and its proof fills the records with the cluster's own sub-records and term-chunk
+  terms; a term REFINE moved out of the term chunk into a shared chunk may land on another leaf
+  in a valid reconstruction, so it no longer protects this cluster.
 * **Property 1** (section 5) for each shared chunk of a joint cluster J: it is k^m-anonymous, and
   if it holds a term of T^r (the terms in the record chunks of J's leaves and in the shared chunks
   of J's descendant joint clusters) it is also k-anonymous: every distinct sub-record it lists
   appears at least k times.
-* **Structure** (section 3): record-chunk term sets pairwise disjoint within a cluster; the term
-  chunk disjoint from the record chunks; no chunk with more sub-records than its cluster has
-  records (for a shared chunk: the total size of J's leaves); positive cluster sizes; sub-records
-  non-empty and without repeated terms; the shared chunks of one joint cluster over pairwise
-  disjoint term sets, none of their terms left in a leaf's term chunk (REFINE removes them); a
-  cluster or joint cluster is a child of at most one joint cluster.
+
+**Exact check** (:mod:`anonymizer.exact`): a component (a top-level joint cluster with its
+leaves, or a cluster in no joint cluster) of at most ``exact_max_records`` records (default
+:data:`anonymizer.exact.EXACT_MAX_RECORDS` = 12), or every component with ``exact=True``, is
+searched: a valid reconstruction must exist, and every itemset of 1..m terms that a valid
+reconstruction holds must reach k records in some valid reconstruction. Supports add up over
+components (they are independent), so an itemset that stays below k in the searched components
+is reported unless it may also occur in a component that was not searched (that one is covered
+by the sufficient conditions). With every component searched, this is Guarantee 1 exactly.
+``VerifyReport`` counts the components searched and those judged by the sufficient conditions
+only.
+
+**Structure** (section 3), each a violation: positive integer cluster sizes and k, m >= 1;
+sub-records that are non-empty lists of distinct non-empty strings; no chunk with more
+sub-records than its cluster has records (a shared chunk: than the records of its joint cluster's
+leaves); record-chunk term sets pairwise disjoint within a cluster and disjoint from the term
+chunk; the shared chunks of one joint cluster over pairwise disjoint term sets, none of their
+terms left in a leaf's term chunk (REFINE removes them); unique ids; children defined before
+their joint cluster and in at most one joint cluster; no key repeated in a JSON object.
+A file that is not a ``disassociated/1`` release at all (unreadable, not JSON, not an object,
+another format) raises :class:`InputError`. The exact search runs only on components without
+structural violations.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
+import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from anonymizer.release import Cluster, JointCluster, Release
+from anonymizer.exact import EXACT_MAX_RECORDS, Component, build_components, check_component
+from corpora.errors import InputError
 
-__all__ = ["VerifyReport", "verify", "km_violations", "k_anonymity_violations", "MAX_ITEMSETS_PER_CHUNK"]
+__all__ = ["VerifyReport", "verify", "verify_file", "km_violations", "k_anonymity_violations",
+           "MAX_ITEMSETS_PER_CHUNK", "EXACT_MAX_RECORDS"]
+
+RELEASE_FORMAT = "disassociated/1"
+"""The format this verifier reads (written out here: the verifier does not import the engine's parser)."""
 
 MAX_ITEMSETS_PER_CHUNK = 5
-"""At most this many failing itemsets are named per chunk; the rest are summarised in one line."""
+"""At most this many failing itemsets are named per chunk (or component); the rest are summarised in one line."""
 
 
 @dataclass
@@ -51,13 +76,45 @@ class VerifyReport:
     violations: list[str] = field(default_factory=list)
     clusters_checked: int = 0
     chunks_checked: int = 0
+    components_exact: int = 0
+    """Components whose valid reconstructions were searched exactly."""
+    components_sufficient: int = 0
+    """Components judged by the sufficient conditions only (too large, or structurally broken)."""
+    k: int | None = None
+    m: int | None = None
 
     def summary(self) -> str:
         """One line: OK or the number of violations, with the counts of what was checked."""
-        what = f"{self.clusters_checked} clusters, {self.chunks_checked} chunks"
+        what = (f"{self.clusters_checked} clusters, {self.chunks_checked} chunks; components: "
+                f"{self.components_exact} exact, {self.components_sufficient} sufficient conditions only")
         if self.ok:
             return f"OK ({what})"
         return f"{len(self.violations)} violation(s) ({what})"
+
+
+@dataclass
+class _Cluster:
+    id: str
+    size: int
+    record_chunks: list[list[tuple[str, ...]]]
+    term_chunk: list[str]
+
+
+@dataclass
+class _Joint:
+    id: str
+    children: list[str]
+    shared_chunks: list[list[tuple[str, ...]]]
+
+
+@dataclass
+class _Parsed:
+    k: int | None
+    m: int | None
+    clusters: list[_Cluster]
+    joints: list[_Joint]
+    unsound: set[str]
+    """Ids of clusters and joint clusters with a structural violation (no exact search there)."""
 
 
 def _fmt(itemset: Iterable[str]) -> str:
@@ -88,157 +145,220 @@ def k_anonymity_violations(chunk: Sequence[Sequence[str]], k: int) -> list[tuple
     return bad
 
 
-def _report_itemsets(out: list[str], where: str, what: str, bad: list[tuple[tuple[str, ...], int]], k: int) -> None:
+# ---- strict parsing ---------------------------------------------------------------------------
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _parse_chunks(raw: Any, where: str, out: list[str]) -> tuple[list[list[tuple[str, ...]]], bool]:
+    """The chunks of ``raw`` with their well-formed sub-records (as sorted term tuples); the flag
+    says whether everything was well formed."""
+    if not isinstance(raw, list):
+        out.append(f"{where}: must be a list of chunks, got {type(raw).__name__}")
+        return [], False
+    sound = True
+    chunks = []
+    for j, chunk in enumerate(raw):
+        if not isinstance(chunk, list):
+            out.append(f"{where} {j}: a chunk must be a list of sub-records, got {type(chunk).__name__}")
+            sound = False
+            continue
+        subs = []
+        for p, sub in enumerate(chunk):
+            if not isinstance(sub, list) or not all(isinstance(t, str) and t for t in sub):
+                out.append(f"{where} {j}: sub-record {p} must be a list of non-empty strings, got {sub!r}")
+                sound = False
+            elif not sub:
+                out.append(f"{where} {j}: sub-record {p} is empty (empty sub-records are implied, never listed)")
+                sound = False
+            else:
+                if len(set(sub)) != len(sub):
+                    out.append(f"{where} {j}: sub-record {p} {sub} repeats a term")
+                    sound = False
+                subs.append(tuple(sorted(set(sub))))
+        chunks.append(subs)
+    return chunks, sound
+
+
+def _parse(obj: Any, source: str, out: list[str]) -> _Parsed:
+    if not isinstance(obj, Mapping):
+        raise InputError(f"{source}: not a release: expected a JSON object, got {type(obj).__name__}")
+    if obj.get("format") != RELEASE_FORMAT:
+        raise InputError(f"{source}: not a release: 'format' must be {RELEASE_FORMAT!r}, got {obj.get('format')!r}")
+    params = obj.get("params")
+    k = m = None
+    if not isinstance(params, Mapping):
+        out.append(f"params: must be an object, got {type(params).__name__}")
+    else:
+        for key in ("k", "m"):
+            value = params.get(key)
+            if not _is_int(value) or value < 1:
+                out.append(f"params: {key}={value!r} must be an integer of at least 1")
+            elif key == "k":
+                k = value
+            else:
+                m = value
+    unsound: set[str] = set()
+    seen: set[str] = set()
+    clusters: list[_Cluster] = []
+    raw_clusters = obj.get("clusters")
+    if not isinstance(raw_clusters, list):
+        out.append(f"clusters: must be a list, got {type(raw_clusters).__name__}")
+        raw_clusters = []
+    for i, c in enumerate(raw_clusters):
+        if not isinstance(c, Mapping):
+            out.append(f"clusters[{i}]: must be an object, got {type(c).__name__}")
+            continue
+        cid = c.get("id")
+        if not isinstance(cid, str) or not cid or cid in seen:
+            out.append(f"clusters[{i}]: 'id' must be a unique non-empty string, got {cid!r}")
+            continue
+        seen.add(cid)
+        name = f"cluster {cid}"
+        size = c.get("size")
+        if not _is_int(size) or size < 1:
+            out.append(f"{name}: size {size!r} is not a positive integer")
+            unsound.add(cid)
+            size = 0
+        chunks, sound = _parse_chunks(c.get("record_chunks"), f"{name} record chunk", out)
+        terms = c.get("term_chunk", [])
+        if not isinstance(terms, list) or not all(isinstance(t, str) and t for t in terms):
+            out.append(f"{name}: term chunk must be a list of non-empty strings, got {terms!r}")
+            terms, sound = [], False
+        elif len(set(terms)) != len(terms):
+            out.append(f"{name}: term chunk repeats a term")
+            terms, sound = sorted(set(terms)), False
+        if not sound:
+            unsound.add(cid)
+        clusters.append(_Cluster(cid, size, chunks, list(terms)))
+    joints: list[_Joint] = []
+    parent: dict[str, str] = {}
+    raw_joints = obj.get("joint_clusters", [])
+    if not isinstance(raw_joints, list):
+        out.append(f"joint_clusters: must be a list, got {type(raw_joints).__name__}")
+        raw_joints = []
+    for i, j in enumerate(raw_joints):
+        if not isinstance(j, Mapping):
+            out.append(f"joint_clusters[{i}]: must be an object, got {type(j).__name__}")
+            continue
+        jid = j.get("id")
+        if not isinstance(jid, str) or not jid or jid in seen:
+            out.append(f"joint_clusters[{i}]: 'id' must be a unique non-empty string, got {jid!r}")
+            continue
+        name = f"joint cluster {jid}"
+        raw_children = j.get("children")
+        if not isinstance(raw_children, list) or not raw_children:
+            out.append(f"{name}: 'children' must be a non-empty list of ids, got {raw_children!r}")
+            raw_children = []
+            unsound.add(jid)
+        children = []
+        for child in raw_children:
+            if not isinstance(child, str) or child not in seen:
+                out.append(f"{name}: unknown child {child!r} (children are defined before their joint cluster)")
+                unsound.add(jid)
+            elif child in parent:
+                out.append(f"{name}: child {child!r} already belongs to joint cluster {parent[child]}")
+                unsound.add(jid)
+            else:
+                parent[child] = jid
+                children.append(child)
+        seen.add(jid)
+        chunks, sound = _parse_chunks(j.get("shared_chunks"), f"{name} shared chunk", out)
+        if not sound:
+            unsound.add(jid)
+        joints.append(_Joint(jid, children, chunks))
+    return _Parsed(k, m, clusters, joints, unsound)
+
+
+# ---- checks -----------------------------------------------------------------------------------
+
+def _report_itemsets(out: list[str], where: str, bad: list[tuple[tuple[str, ...], int]], k: int) -> None:
     for itemset, n in bad[:MAX_ITEMSETS_PER_CHUNK]:
-        out.append(f"{where}: {what} {_fmt(itemset)} appears in {n} sub-record(s), fewer than k={k}")
+        out.append(f"{where}: itemset {_fmt(itemset)} appears in {n} sub-record(s), fewer than k={k}")
     if len(bad) > MAX_ITEMSETS_PER_CHUNK:
-        out.append(f"{where}: ... and {len(bad) - MAX_ITEMSETS_PER_CHUNK} more such {what}s")
-
-
-def _check_subrecords(out: list[str], where: str, chunk: Sequence[Sequence[str]]) -> None:
-    for p, sub in enumerate(chunk):
-        if len(sub) == 0:
-            out.append(f"{where}: sub-record {p} is empty (empty sub-records are implied, never listed)")
-        elif len(set(sub)) != len(sub):
-            out.append(f"{where}: sub-record {p} {list(sub)} repeats a term")
+        out.append(f"{where}: ... and {len(bad) - MAX_ITEMSETS_PER_CHUNK} more such itemsets")
 
 
 def _chunk_terms(chunk: Sequence[Sequence[str]]) -> set[str]:
     return {t for sub in chunk for t in sub}
 
 
-def _shared_terms(joint: JointCluster) -> set[str]:
-    return {t for chunk in joint.shared_chunks for sub in chunk for t in sub}
-
-
-def _check_cluster(out: list[str], cluster: Cluster, k: int, m: int, inherited: Callable[[], set[str]]) -> int:
-    """Check one simple cluster; ``inherited()`` gives its ancestors' shared-chunk terms. Returns chunks checked."""
-    name = f"cluster {cluster.id}"
-    if cluster.size <= 0:
-        out.append(f"{name}: size {cluster.size} is not positive")
-    term_chunk = set(cluster.term_chunk)
-    if len(term_chunk) != len(cluster.term_chunk):
-        out.append(f"{name}: term chunk repeats a term")
+def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, unsound: set[str]) -> None:
+    name = f"cluster {c.id}"
+    term_chunk = set(c.term_chunk)
     seen: dict[str, int] = {}
-    total = 0
-    for j, chunk in enumerate(cluster.record_chunks):
+    for j, chunk in enumerate(c.record_chunks):
         where = f"{name} record chunk {j}"
-        _check_subrecords(out, where, chunk)
-        if len(chunk) > cluster.size:
-            out.append(f"{where}: {len(chunk)} sub-records exceed the cluster size {cluster.size}")
-        total += sum(1 for sub in chunk if len(sub) > 0)
-        terms = _chunk_terms(chunk)
-        for t in sorted(terms):
+        if c.size and len(chunk) > c.size:
+            out.append(f"{where}: {len(chunk)} sub-records exceed the cluster size {c.size}")
+            unsound.add(c.id)
+        for t in sorted(_chunk_terms(chunk)):
             if t in seen:
                 out.append(f"{where}: term {t!r} also in record chunk {seen[t]} (chunk term sets must be disjoint)")
+                unsound.add(c.id)
             else:
                 seen[t] = j
             if t in term_chunk:
                 out.append(f"{where}: term {t!r} is also in the term chunk")
-        _report_itemsets(out, where, "itemset", km_violations(chunk, k, m), k)
-    # Lemma 2 (Terrovitis2012 section 5), judged on the VERPART-time term chunk (see module docstring).
-    v = len(cluster.record_chunks)
+                unsound.add(c.id)
+        if k is not None and m is not None:
+            _report_itemsets(out, where, km_violations(chunk, k, m), k)
+    if k is None or m is None or not c.size:
+        return
+    # Lemma 2 (Terrovitis2012 section 5) on the published term chunk, for every cluster.
+    v = len(c.record_chunks)
     h = max(1, min(m, v))  # v = 0: every record still needs a piece, i.e. the bound reads with h = 1
-    needed = cluster.size + k * (h - 1)
-    if total < needed and not term_chunk and not (inherited() - set(seen)):
+    needed = c.size + k * (h - 1)
+    total = sum(len(chunk) for chunk in c.record_chunks)
+    if total < needed and not term_chunk:
         out.append(
             f"{name}: Lemma 2 fails: {total} non-empty sub-records in {v} record chunk(s) < "
-            f"size {cluster.size} + k*(h-1) = {needed} (h=min(m,v)={h}) and the term chunk is empty"
+            f"size {c.size} + k*(h-1) = {needed} (h=min(m,v)={h}) and the term chunk is empty"
         )
-    return v
 
 
-def verify(release: Release) -> VerifyReport:
-    """Check ``release`` for k^m-anonymity, Lemma 2, Property 1 and structural consistency.
-
-    Terrovitis2012 section 5: Lemmas 2 and 3 together give Guarantee 1 for the whole release.
-    Every problem found is one line in ``violations`` naming the cluster / chunk / itemset.
-    """
-    k, m = release.k, release.m
-    out: list[str] = []
-    if k < 1:
-        out.append(f"params: k={k} must be at least 1")
-    if m < 1:
-        out.append(f"params: m={m} must be at least 1")
-    simple = {c.id: c for c in release.clusters}
-    joints = {j.id: j for j in release.joint_clusters}
-    parent: dict[str, str] = {}
-    for joint in release.joint_clusters:
-        for child in joint.children:
-            if child not in simple and child not in joints:
-                out.append(f"joint cluster {joint.id}: unknown child {child!r}")
-            elif child in parent:
-                out.append(f"joint cluster {joint.id}: child {child!r} already belongs to "
-                           f"joint cluster {parent[child]}")
-            else:
-                parent[child] = joint.id
-    # Guard against cycles before walking the tree.
-    for node in list(parent):
-        path, cur = {node}, node
-        while cur in parent:
-            cur = parent[cur]
-            if cur in path:
-                out.append(f"joint cluster {cur}: the joint clusters form a cycle")
-                return VerifyReport(False, out, 0, 0)
-            path.add(cur)
-
-    def ancestors(node: str) -> list[JointCluster]:
-        chain = []
-        while node in parent:
-            node = parent[node]
-            chain.append(joints[node])
-        return chain
-
-    # Per node (cluster or joint cluster), memoised bottom-up: leaves, their record-chunk terms,
-    # their term-chunk terms, and the shared-chunk terms of the node and of its descendants.
-    memo: dict[str, tuple[list[Cluster], frozenset[str], frozenset[str], frozenset[str]]] = {}
-    shared_of = {j.id: frozenset(_shared_terms(j)) for j in release.joint_clusters}
-
-    def summary(node: str) -> tuple[list[Cluster], frozenset[str], frozenset[str], frozenset[str]]:
-        got = memo.get(node)
-        if got is None:
-            if node in simple:
-                c = simple[node]
-                got = ([c], frozenset(c.record_terms()), frozenset(c.term_chunk), frozenset())
-            else:
-                parts = [summary(ch) for ch in joints[node].children if ch in simple or ch in joints]
-                got = ([leaf for p in parts for leaf in p[0]],
-                       frozenset().union(*(p[1] for p in parts)),
-                       frozenset().union(*(p[2] for p in parts)),
-                       frozenset().union(shared_of[node], *(p[3] for p in parts)))
-            memo[node] = got
-        return got
-
+def _check_joints(out: list[str], p: _Parsed) -> int:
+    """Property 1 and the structure of every joint cluster; returns the shared chunks checked."""
+    k, m = p.k, p.m
+    simple = {c.id: c for c in p.clusters}
+    leaves: dict[str, list[_Cluster]] = {}
+    inner_terms: dict[str, set[str]] = {}  # joint -> shared-chunk terms of it and its descendants
     chunks = 0
-    for cluster in release.clusters:
-        chunks += _check_cluster(
-            out, cluster, k, m, lambda cid=cluster.id: set().union(*(shared_of[j.id] for j in ancestors(cid))))
-
-    for joint in release.joint_clusters:
+    for joint in p.joints:
         name = f"joint cluster {joint.id}"
-        members = summary(joint.id)[0]
+        members: list[_Cluster] = []
+        t_r: set[str] = set()
+        for child in joint.children:
+            if child in simple:
+                members.append(simple[child])
+                t_r |= {t for ch in simple[child].record_chunks for t in _chunk_terms(ch)}
+            else:
+                members.extend(leaves[child])
+                t_r |= {t for leaf in leaves[child] for ch in leaf.record_chunks for t in _chunk_terms(ch)}
+                t_r |= inner_terms[child]
+        leaves[joint.id] = members
         capacity = sum(c.size for c in members)
-        children = [summary(ch) for ch in joint.children if ch in simple or ch in joints]
-        # T^r: record-chunk terms of the leaves and shared-chunk terms of the descendant joint clusters
-        t_r = frozenset().union(*(p[1] | p[3] for p in children))
-        leaf_term_chunks = frozenset().union(*(p[2] for p in children))
         owner: dict[str, int] = {}
         for j, chunk in enumerate(joint.shared_chunks):
             chunks += 1
             where = f"{name} shared chunk {j}"
-            _check_subrecords(out, where, chunk)
             if len(chunk) > capacity:
                 out.append(f"{where}: {len(chunk)} sub-records exceed the {capacity} records of its leaves")
+                p.unsound.add(joint.id)
             terms = _chunk_terms(chunk)
             for t in sorted(terms):
                 if t in owner:
                     out.append(f"{where}: term {t!r} also in shared chunk {owner[t]} (term sets must be disjoint)")
+                    p.unsound.add(joint.id)
                 else:
                     owner[t] = j
-                if t in leaf_term_chunks:
-                    holder = next(c.id for c in members if t in c.term_chunk)
+                holder = next((c.id for c in members if t in c.term_chunk), None)
+                if holder is not None:
                     out.append(f"{where}: term {t!r} is still in the term chunk of leaf cluster {holder}")
-            _report_itemsets(out, where, "itemset", km_violations(chunk, k, m), k)
+            if k is None or m is None:
+                continue
+            _report_itemsets(out, where, km_violations(chunk, k, m), k)
             overlap = terms & t_r
             if overlap:
                 bad = k_anonymity_violations(chunk, k)
@@ -248,4 +368,123 @@ def verify(release: Release) -> VerifyReport:
                         f"so it must be k-anonymous, but {len(bad)} distinct sub-record(s) appear fewer than k={k} "
                         f"times, e.g. {_fmt(bad[0][0])} x{bad[0][1]}"
                     )
-    return VerifyReport(ok=not out, violations=out, clusters_checked=len(release.clusters), chunks_checked=chunks)
+        inner_terms[joint.id] = set(owner) | set().union(*(inner_terms.get(ch, set()) for ch in joint.children))
+    return chunks
+
+
+def _exact(out: list[str], p: _Parsed, exact: bool, max_records: int) -> tuple[int, int]:
+    """Search the components exactly where asked (module docstring); returns (exact, sufficient only)."""
+    comps = build_components([(c.id, c.size, c.record_chunks, c.term_chunk) for c in p.clusters],
+                             [(j.id, j.children, j.shared_chunks) for j in p.joints])
+    if p.k is None or p.m is None:
+        return 0, len(comps)
+    k, m = p.k, p.m
+    searched: list[bool] = []
+    low: dict[frozenset[str], list[tuple[int, int]]] = {}
+    for ci, comp in enumerate(comps):
+        result = None
+        if not (comp.members & p.unsound) and (exact or comp.n_records <= max_records):
+            result = check_component(comp, m)
+        searched.append(result is not None)
+        if result is None:
+            continue
+        if not result.feasible:
+            out.append(f"{comp.name}: Guarantee 1 fails: no valid reconstruction (its {comp.n_records} records cannot "
+                       "all be non-empty, Terrovitis2012 proof of Lemma 2, or a shared sub-record fits no record)")
+            continue
+        for itemset, n in result.below(k):
+            low.setdefault(itemset, []).append((ci, n))
+    if low:
+        _report_low(out, comps, searched, low, k, m)
+    n_exact = sum(searched)
+    return n_exact, len(comps) - n_exact
+
+
+def _component_terms(comp: Component) -> set[str]:
+    terms = {t for leaf in comp.leaves for ch in leaf.record_chunks for s in ch for t in s}
+    terms |= {t for leaf in comp.leaves for t in leaf.term_chunk}
+    return terms | {t for sc in comp.shared for s in sc.subs for t in s}
+
+
+def _report_low(out: list[str], comps: list[Component], searched: list[bool],
+                low: dict[frozenset[str], list[tuple[int, int]]], k: int, m: int) -> None:
+    """Add up an itemset's largest supports over the components; report those below k."""
+    holders: dict[str, set[int]] = {}
+    for ci, comp in enumerate(comps):
+        for t in _component_terms(comp):
+            holders.setdefault(t, set()).add(ci)
+    recheck: dict[int, set[frozenset[str]]] = {}
+    undecided: set[frozenset[str]] = set()
+    for itemset, where in low.items():
+        others = set.intersection(*(holders[t] for t in itemset)) - {ci for ci, _ in where}
+        for ci in others:
+            if searched[ci]:
+                recheck.setdefault(ci, set()).add(itemset)
+            else:
+                undecided.add(itemset)
+    extra: Counter = Counter()
+    for ci, itemsets in recheck.items():
+        result = check_component(comps[ci], m, only=itemsets)
+        if result is not None and result.feasible:
+            extra.update({s: n for s, n in result.max_support.items() if s in itemsets})
+    failing = []
+    for itemset, where in low.items():
+        total = sum(n for _, n in where) + extra[itemset]
+        if itemset not in undecided and total < k:
+            failing.append((itemset, total, where))
+    failing.sort(key=lambda x: (len(x[0]), x[1], sorted(x[0])))
+    for itemset, total, where in failing[:MAX_ITEMSETS_PER_CHUNK]:
+        names = ", ".join(comps[ci].name for ci, _ in where)
+        out.append(f"{names}: Guarantee 1 fails: itemset {_fmt(itemset)} reaches at most {total} record(s) in any "
+                   f"valid reconstruction, fewer than k={k}")
+    if len(failing) > MAX_ITEMSETS_PER_CHUNK:
+        out.append(f"Guarantee 1: ... and {len(failing) - MAX_ITEMSETS_PER_CHUNK} more such itemsets")
+
+
+def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX_RECORDS,
+           source: str = "release") -> VerifyReport:
+    """Check ``release`` (a ``disassociated/1`` JSON object, or an object with ``to_json()``) for
+    the sufficient conditions of Guarantee 1, structure, and, on components of at most
+    ``exact_max_records`` records (every component with ``exact=True``), Guarantee 1 exactly.
+
+    Every problem found is one line in ``violations`` naming the cluster / chunk / itemset.
+    Raises :class:`InputError` if ``release`` is not a release at all.
+    """
+    obj = release.to_json() if hasattr(release, "to_json") else release
+    out: list[str] = []
+    parsed = _parse(obj, source, out)
+    for c in parsed.clusters:
+        _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound)
+    chunks = sum(len(c.record_chunks) for c in parsed.clusters) + _check_joints(out, parsed)
+    n_exact, n_sufficient = _exact(out, parsed, exact, exact_max_records)
+    return VerifyReport(ok=not out, violations=out, clusters_checked=len(parsed.clusters), chunks_checked=chunks,
+                        components_exact=n_exact, components_sufficient=n_sufficient, k=parsed.k, m=parsed.m)
+
+
+def verify_file(path: str | os.PathLike[str], exact: bool = False,
+                exact_max_records: int = EXACT_MAX_RECORDS) -> VerifyReport:
+    """Read a release file strictly (a key repeated in a JSON object is a violation) and :func:`verify` it."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a release: not UTF-8 text") from None
+    repeated: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = Counter(key for key, _ in items)
+        repeated.extend(sorted(key for key, n in keys.items() if n > 1))
+        return dict(items)
+
+    try:
+        obj = json.loads(text, object_pairs_hook=pairs)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not a release: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a release: JSON nested too deeply") from None
+    report = verify(obj, exact=exact, exact_max_records=exact_max_records, source=str(path))
+    if repeated:
+        report.violations[:0] = [f"JSON: key {key!r} repeated in an object (a reader keeps only one value)"
+                                 for key in repeated]
+        report.ok = False
+    return report

@@ -37,13 +37,13 @@ def tiny_releases(draw, max_clusters: int = 3, max_size: int = 4):
     k = draw(st.integers(1, 3))
     m = draw(st.integers(1, 3))
     clusters = []
-    for ci in range(draw(st.integers(1, max_clusters))):
+    for ci in range(draw(st.sampled_from([1] + [n for n in range(2, max_clusters + 1) for _ in range(2)]))):
         size = draw(st.integers(1, max_size))
         chunks, spare = _split(draw, POOL, 2, size)
         term_chunk = spare if draw(st.booleans()) else []
         clusters.append({"id": f"P{ci}", "size": size, "record_chunks": chunks, "term_chunk": term_chunk})
     joints = []
-    if len(clusters) >= 2 and draw(st.booleans()):
+    if len(clusters) >= 2 and draw(st.integers(0, 3)) > 0:
         cut = draw(st.integers(2, len(clusters)))
         capacity = sum(c["size"] for c in clusters[:cut])
         shared, _ = _split(draw, SHARED_POOL, 2, capacity, min_subs=1)

@@ -32,7 +32,7 @@ def test_verify_ok_and_violations(files, capsys):
     good, bad, _ = files
     assert anonymizer_main(["verify", str(good)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("OK (2 clusters, 3 chunks)")
+    assert out.startswith("OK (2 clusters, 3 chunks; components: 2 exact, 0 sufficient conditions only)")
     assert anonymizer_main(["verify", str(bad)]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert any("{audi a4, sony tv} appears in 3 sub-record(s), fewer than k=4" in line for line in lines)

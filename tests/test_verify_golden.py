@@ -88,8 +88,13 @@ def test_lemma2_example1_is_reported():
     rel = Release({"k": 3, "m": 2}, [Cluster("P", 5, [[("a",)] * 3, [("b", "c")] * 3], [])])
     report = verify(rel)
     assert not report.ok
-    assert len(report.violations) == 1
     assert "cluster P: Lemma 2 fails" in report.violations[0] and "5 + k*(h-1) = 8" in report.violations[0]
+    # the exact search confirms the example: {a, b} and {a, c} reach one record in the only reconstruction
+    assert report.violations[1:] == [
+        f"cluster P: Guarantee 1 fails: itemset {{a, {x}}} reaches at most 1 record(s) in any valid "
+        "reconstruction, fewer than k=3" for x in "bc"]
+    assert report.components_exact == 1 and report.components_sufficient == 0
+    assert verify(rel, exact_max_records=0).violations == report.violations[:1]
     # a non-empty term chunk satisfies Lemma 2
     rel.clusters[0].term_chunk = ["z"]
     assert verify(rel).ok
@@ -103,30 +108,51 @@ def test_lemma2_example1_is_reported():
 
 
 def test_cluster_without_any_chunk_content_fails_lemma2():
-    rel = Release({"k": 3, "m": 2}, [Cluster("P", 2, [], [])])
+    rel = Release({"k": 3, "m": 2}, [Cluster("P", 3, [], [])])
     assert any("cluster P: Lemma 2 fails" in v for v in verify(rel).violations)
+    assert any("cluster P: Guarantee 1 fails: no valid reconstruction" in v for v in verify(rel).violations)
     rel.clusters[0].term_chunk = ["z"]
     assert verify(rel).ok
+    # two records cannot hold z three times
+    rel.clusters[0].size = 2
+    assert verify(rel).violations == ["cluster P: Guarantee 1 fails: itemset {z} reaches at most 2 record(s) in "
+                                      "any valid reconstruction, fewer than k=3"]
+    assert verify(rel, exact_max_records=0).ok
 
 
-def test_lemma2_counts_terms_moved_to_ancestor_shared_chunk():
-    # the term chunk was emptied by REFINE into a shared chunk: judged on the VERPART-time term chunk
+def test_lemma2_is_judged_on_the_published_term_chunk():
+    # REFINE emptied P's term chunk into a shared chunk: P's records may not get the z's, so
+    # Lemma 2 fails for P (it once passed, judged on a reconstructed VERPART-time term chunk)
     p = Cluster("P", 5, [[("a",)] * 3, [("b", "c")] * 3], [])
     q = Cluster("Q", 5, [[("d",)] * 5], [])
     rel = Release({"k": 3, "m": 2}, [p, q], [JointCluster("J", ["P", "Q"], [[("z",)] * 3])])
-    assert verify(rel).ok
-    # but not when the shared terms all sit in P's own record chunks
-    rel.joint_clusters[0].shared_chunks = [[("a",)] * 3]
+    report = verify(rel, exact_max_records=0)
+    assert report.violations == [
+        "cluster P: Lemma 2 fails: 6 non-empty sub-records in 2 record chunk(s) < size 5 + k*(h-1) = 8 "
+        "(h=min(m,v)=2) and the term chunk is empty"]
+    assert report.components_sufficient == 1
+
+
+def test_issue9_refine_case_fails_guarantee1_exactly():
+    """Issue 9: P1 = {a}x3, P2 = {b}x2 + an empty record, shared [c]x2: P2's empty record must take a
+    [c], so {a, c} reaches one record. Lemma 2 flags P2, the exact search names {a, c}."""
+    p1 = Cluster("P1", 3, [[("a",)] * 3], [])
+    p2 = Cluster("P2", 3, [[("b",)] * 2], [])
+    rel = Release({"k": 2, "m": 2}, [p1, p2], [JointCluster("J1", ["P1", "P2"], [[("c",), ("c",)]])])
     report = verify(rel)
-    assert any("cluster P: Lemma 2 fails" in v for v in report.violations)
+    assert any(v.startswith("cluster P2: Lemma 2 fails") for v in report.violations)
+    assert "joint cluster J1: Guarantee 1 fails: itemset {a, c} reaches at most 1 record(s) in any valid " \
+           "reconstruction, fewer than k=2" in report.violations
 
 
 def test_property1_fig5a_is_reported_and_fig5b_passes():
     report = verify(fig5a())
     assert not report.ok
-    assert len(report.violations) == 1
+    assert len(report.violations) == 2
     assert "joint cluster J shared chunk 0: Property 1 fails" in report.violations[0]
     assert "{a}" in report.violations[0]
+    # what Property 1 protects: the lone {o} can only sit beside an x in P1, once
+    assert report.violations[1].startswith("joint cluster J: Guarantee 1 fails: itemset {o, x} reaches at most 1")
     assert verify(fig5b()).ok
 
 
@@ -165,7 +191,7 @@ def test_structural_violations_are_reported():
     cases.append((rel, "6 sub-records exceed the cluster size 5"))
     rel = fig2b()
     rel.clusters[1].size = 0
-    cases.append((rel, "size 0 is not positive"))
+    cases.append((rel, "size 0 is not a positive integer"))
     rel = fig3()
     rel.joint_clusters[0].shared_chunks[0] = rel.joint_clusters[0].shared_chunks[0] * 3
     cases.append((rel, "15 sub-records exceed the 10 records of its leaves"))
@@ -189,9 +215,13 @@ def test_structural_violations_are_reported():
 
 def test_violation_list_is_capped_per_chunk():
     rel = Release({"k": 3, "m": 1}, [Cluster("P", 10, [[(f"t{i}",) for i in range(10)]], ["z"])])
-    report = verify(rel)
+    report = verify(rel, exact_max_records=0)
     assert len(report.violations) == 6
     assert report.violations[-1].endswith("... and 5 more such itemsets")
+    # the exact search finds the same ten itemsets: five named, then one summary line
+    exact = verify(rel).violations[6:]
+    assert len(exact) == 6 and all("Guarantee 1 fails: itemset {t" in v for v in exact[:5])
+    assert exact[-1] == "Guarantee 1: ... and 5 more such itemsets"
 
 
 def test_helpers_count_sub_records():

@@ -49,7 +49,7 @@ def test_single_cluster_verdict_matches_reference(data, k, m):
         if subs:
             record_chunks.append(subs)
     cluster = Cluster("P", size, [[tuple(sorted(s)) for s in ch] for ch in record_chunks], term_chunk)
-    report = verify(Release({"k": k, "m": m}, [cluster]))
+    report = verify(Release({"k": k, "m": m}, [cluster]), exact_max_records=0)  # the sufficient conditions
     km_ok = all(not reference_km_bad(ch, k, m) for ch in record_chunks)
     v = len(record_chunks)
     lemma2_ok = bool(term_chunk) or sum(len(ch) for ch in record_chunks) >= size + k * (max(1, min(m, v)) - 1)
@@ -64,7 +64,7 @@ def test_shared_chunk_verdict_matches_reference(shared, k, m, overlap):
     p2 = Cluster("P2", 6, [[("yy",)] * 6], [])
     rel = Release({"k": k, "m": m}, [p1, p2],
                   [JointCluster("J", ["P1", "P2"], [[tuple(sorted(s)) for s in shared]])])
-    report = verify(rel)
+    report = verify(rel, exact_max_records=0)  # the sufficient conditions
     counts = {}
     for s in shared:
         counts[s] = counts.get(s, 0) + 1

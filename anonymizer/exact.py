@@ -1,0 +1,296 @@
+"""Exact check of Guarantee 1 on a small component of a release (Terrovitis2012 section 2).
+
+Guarantee 1: every itemset of at most m terms that a valid reconstruction can hold is held by at
+least k records in some valid reconstruction. Terrovitis2012 proves it from sufficient conditions
+(section 5, Lemmas 1-3); this module checks it directly, by search, on one *component*: a
+top-level joint cluster with all its leaves, or a cluster in no joint cluster (components share
+no record and no piece, so they are independent).
+
+**The valid reconstructions** (the same model as ``anonymizer.reconstruct``; written separately
+so that the verifier shares no code with the sampler it checks):
+
+* a record chunk of a leaf with s records lists n <= s sub-records, matched one to one with the
+  records (the other s - n records get an empty sub-record);
+* each term-chunk term is held by at least one record of its leaf, and by any number of them
+  (section 5, proof of Lemma 1);
+* each sub-record of a shared chunk of a joint cluster J goes to a different record of J's
+  leaves, never to a leaf whose record chunks or term chunk list one of its terms, nor to a leaf
+  of a joint cluster below J whose shared chunks list one (section 3 builds shared chunks by
+  projecting the records on terms that left those chunks);
+* every record is non-empty (proof of Lemma 2).
+
+**The search.** Records of one leaf are interchangeable, so a reconstruction is decided, up to
+renaming records, by (1) which leaf each shared sub-record goes to and (2) how each leaf arranges
+its pieces. Only (1) is enumerated: every spread of every shared chunk's sub-records over the
+leaves they may go to, with at most s_P sub-records of one chunk on leaf P. Part (2) is solved
+in closed form per leaf. Given the pieces of a leaf P (record-chunk and shared sub-records; n_c
+pieces from chunk c) and an itemset S, let S_P be S without P's term-chunk terms; each term of
+S_P comes from one chunk c ("touched"), and a record holding S needs a piece of every touched
+chunk containing S_P's part of that chunk (q_c such pieces). t records of P can hold S in some
+arrangement exactly when t <= q_c for every touched chunk and, if P's term chunk is empty, the
+other s - t records can all be given a piece:
+
+    sum over touched c of (n_c - t)  +  sum over untouched c of min(n_c, s - t)  >=  s - t
+
+(each chunk gives at most one piece per record; the pieces left for the s - t other records can
+be dealt round robin, so they cover them exactly when they are enough). With a term chunk every
+record can take a term-chunk term, so only t <= q_c and t <= s remain. The left side falls at
+least as fast as the right side as t grows, so the feasible t form an interval [0, t_max], and a
+spread is valid when t = 0 is feasible on every leaf. The largest support of S over all valid
+reconstructions is the largest sum of the leaves' t_max over the valid spreads.
+
+Chosen bound (``EXACT_MAX_RECORDS`` = 12 records per component for the automatic check): the
+spreads of a 12-record component number at most a few thousand in the releases the engine makes,
+and the search is a fraction of a second; beyond ``MAX_SPREADS`` spreads the component is left to
+the sufficient conditions and counted as such.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["EXACT_MAX_RECORDS", "MAX_SPREADS", "Leaf", "SharedChunk", "Component", "ExactResult",
+           "build_components", "check_component"]
+
+EXACT_MAX_RECORDS = 12
+"""Components with at most this many records are checked exactly by default."""
+
+MAX_SPREADS = 200_000
+"""A component with more spreads of its shared sub-records than this is not searched."""
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A simple cluster: its size, record chunks (bags of term sets) and term chunk."""
+
+    id: str
+    size: int
+    record_chunks: tuple[tuple[frozenset[str], ...], ...]
+    term_chunk: frozenset[str]
+
+
+@dataclass(frozen=True)
+class SharedChunk:
+    """A shared chunk: where it is, its leaves (positions in the component) and sub-records."""
+
+    where: str
+    leaves: tuple[int, ...]
+    subs: tuple[frozenset[str], ...]
+    blocked: Mapping[str, frozenset[int]]
+    """term -> leaf positions that cannot receive a sub-record holding the term."""
+
+
+@dataclass(frozen=True)
+class Component:
+    """A top-level joint cluster with its leaves, or a lone cluster."""
+
+    name: str
+    leaves: tuple[Leaf, ...]
+    shared: tuple[SharedChunk, ...] = ()
+    members: frozenset[str] = frozenset()
+    """Ids of its clusters and joint clusters."""
+
+    @property
+    def n_records(self) -> int:
+        return sum(leaf.size for leaf in self.leaves)
+
+
+@dataclass
+class ExactResult:
+    """Outcome of :func:`check_component`."""
+
+    feasible: bool
+    max_support: dict[frozenset[str], int] = field(default_factory=dict)
+    """Every itemset of 1..m terms some valid reconstruction holds, with its largest support."""
+    spreads: int = 0
+
+    def below(self, k: int) -> list[tuple[frozenset[str], int]]:
+        """Itemsets whose largest support is between 1 and k - 1, smallest and rarest first."""
+        bad = [(s, n) for s, n in self.max_support.items() if 0 < n < k]
+        bad.sort(key=lambda x: (len(x[0]), x[1], sorted(x[0])))
+        return bad
+
+
+def build_components(clusters: Sequence[tuple[str, int, Sequence[Sequence[Sequence[str]]], Sequence[str]]],
+                     joints: Sequence[tuple[str, Sequence[str], Sequence[Sequence[Sequence[str]]]]]) -> list[Component]:
+    """Components of a structurally sound release: clusters as (id, size, record chunks, term
+    chunk), joint clusters as (id, children, shared chunks), children listed before parents."""
+    leaves = {cid: Leaf(cid, size, tuple(tuple(frozenset(s) for s in ch) for ch in chunks), frozenset(terms))
+              for cid, size, chunks, terms in clusters}
+    below: dict[str, list[str]] = {}  # node -> its leaves
+    inner: dict[str, list[str]] = {}  # joint -> joints strictly below it
+    parent: set[str] = set()
+    listed: dict[str, set[str]] = {}  # leaf -> terms listed by its chunks and by joints below so far
+    for cid, leaf in leaves.items():
+        listed[cid] = {t for ch in leaf.record_chunks for s in ch for t in s} | set(leaf.term_chunk)
+    shared_of: dict[str, list[SharedChunk]] = {}
+    for jid, children, chunks in joints:
+        below[jid] = [x for ch in children for x in (below[ch] if ch in below else [ch])]
+        inner[jid] = [x for ch in children if ch in below for x in [ch] + inner[ch]]
+        parent.update(children)
+        pos = {leaf: i for i, leaf in enumerate(below[jid])}
+        made = []
+        for j, chunk in enumerate(chunks):
+            subs = tuple(frozenset(s) for s in chunk)
+            terms = {t for s in subs for t in s}
+            blocked = {t: frozenset(i for leaf, i in pos.items() if t in listed[leaf]) for t in terms}
+            made.append(SharedChunk(f"joint cluster {jid} shared chunk {j}", (), subs,
+                                    {t: b for t, b in blocked.items() if b}))
+        shared_of[jid] = made
+        for leaf in below[jid]:
+            listed[leaf].update(t for ch in chunks for s in ch for t in s)
+    out = []
+    for cid, _, _, _ in clusters:
+        if cid not in parent:
+            out.append(Component(f"cluster {cid}", (leaves[cid],), (), frozenset([cid])))
+    for jid, _, _ in joints:
+        if jid in parent:
+            continue
+        names = below[jid]
+        pos = {leaf: i for i, leaf in enumerate(names)}
+        chunks = []
+        for node in [jid] + inner[jid]:
+            reach = tuple(pos[leaf] for leaf in below[node])
+            for sc in shared_of[node]:
+                # blocked positions were computed within the node's own leaves: translate them
+                local = below[node]
+                blocked = {t: frozenset(pos[local[i]] for i in b) for t, b in sc.blocked.items()}
+                chunks.append(SharedChunk(sc.where, reach, sc.subs, blocked))
+        out.append(Component(f"joint cluster {jid}", tuple(leaves[n] for n in names), tuple(chunks),
+                             frozenset([jid, *inner[jid], *names])))
+    return out
+
+
+def _spreads(comp: Component) -> Iterator[list[Counter]]:
+    """Every spread of the shared sub-records: per chunk, a Counter of (leaf, sub-record) -> count."""
+    plans = []
+    for sc in comp.shared:
+        kinds = Counter(sc.subs)
+        options = []
+        for sub, n in sorted(kinds.items(), key=lambda x: sorted(x[0])):
+            banned = frozenset().union(*(sc.blocked.get(t, frozenset()) for t in sub))
+            options.append((sub, n, [p for p in sc.leaves if p not in banned]))
+        plans.append(options)
+
+    def one_chunk(options, i: int, room: dict[int, int]) -> Iterator[Counter]:
+        if i == len(options):
+            yield Counter()
+            return
+        sub, n, allowed = options[i]
+        for split in _compositions(n, [room[p] for p in allowed]):
+            left = dict(room)
+            for p, x in zip(allowed, split, strict=True):
+                left[p] -= x
+            for rest in one_chunk(options, i + 1, left):
+                out = Counter(rest)
+                for p, x in zip(allowed, split, strict=True):
+                    if x:
+                        out[(p, sub)] += x
+                yield out
+
+    def all_chunks(c: int) -> Iterator[list[Counter]]:
+        if c == len(plans):
+            yield []
+            return
+        room = {p: comp.leaves[p].size for p in comp.shared[c].leaves}
+        for mine in one_chunk(plans[c], 0, room):
+            for rest in all_chunks(c + 1):
+                yield [mine] + rest
+
+    yield from all_chunks(0)
+
+
+def _compositions(n: int, caps: list[int]) -> Iterator[tuple[int, ...]]:
+    """Every way to write n as an ordered sum of len(caps) parts, part i at most caps[i]."""
+    if not caps:
+        if n == 0:
+            yield ()
+        return
+    rest_cap = sum(caps[1:])
+    for x in range(min(n, caps[0]), max(0, n - rest_cap) - 1, -1):
+        for tail in _compositions(n - x, caps[1:]):
+            yield (x,) + tail
+
+
+def _leaf_supports(leaf: Leaf, chunks: tuple[tuple[frozenset[str], ...], ...], m: int,
+                   only: frozenset[frozenset[str]] | None) -> dict[frozenset[str], int] | None:
+    """t_max of every itemset (of ``only`` if given) for one leaf holding ``chunks`` (record
+    chunks, then its shared pieces chunk by chunk); None when the leaf cannot have all its records
+    non-empty."""
+    s = leaf.size
+    counts = [len(ch) for ch in chunks]
+    if leaf.term_chunk:
+        if s == 0:
+            return None
+    elif sum(counts) < s:
+        return None
+    home: dict[str, int] = {}
+    for c, ch in enumerate(chunks):
+        for sub in ch:
+            for t in sub:
+                home.setdefault(t, c)
+    pool = sorted(set(home) | leaf.term_chunk)
+    if only is None:
+        itemsets: Iterator[frozenset[str]] = (frozenset(combo) for size in range(1, min(m, len(pool)) + 1)
+                                              for combo in itertools.combinations(pool, size))
+    else:
+        available = set(pool)
+        itemsets = (x for x in only if x <= available)
+    out: dict[frozenset[str], int] = {}
+    for itemset in itemsets:
+        parts: dict[int, set[str]] = {}
+        for t in itemset - leaf.term_chunk:
+            parts.setdefault(home[t], set()).add(t)
+        top = s
+        for c, part in parts.items():
+            top = min(top, sum(1 for sub in chunks[c] if part <= sub))
+        if not leaf.term_chunk:
+            while top > 0:
+                rest = s - top
+                given = sum(n - top if c in parts else min(n, rest) for c, n in enumerate(counts))
+                if given >= rest:
+                    break
+                top -= 1
+        if top > 0:
+            out[itemset] = top
+    return out
+
+
+def check_component(comp: Component, m: int, max_spreads: int = MAX_SPREADS,
+                    only: Iterable[frozenset[str]] | None = None) -> ExactResult | None:
+    """Largest support of every itemset of 1..m terms (of ``only`` if given) over the valid
+    reconstructions of ``comp``, or None when it has more than ``max_spreads`` spreads (see the
+    module docstring)."""
+    wanted = None if only is None else frozenset(only)
+    cache: dict[tuple, dict[frozenset[str], int] | None] = {}
+    best: dict[frozenset[str], int] = {}
+    feasible = False
+    n = 0
+    for spread in _spreads(comp):
+        n += 1
+        if n > max_spreads:
+            return None
+        total: Counter = Counter()
+        valid = True
+        for p, leaf in enumerate(comp.leaves):
+            shared = tuple(
+                tuple(sorted((sub for (q, sub), x in per_chunk.items() if q == p for _ in range(x)), key=sorted))
+                for per_chunk in spread)
+            key = (p, shared)
+            if key not in cache:
+                cache[key] = _leaf_supports(leaf, leaf.record_chunks + tuple(ch for ch in shared if ch), m, wanted)
+            got = cache[key]
+            if got is None:
+                valid = False
+                break
+            total.update(got)
+        if not valid:
+            continue
+        feasible = True
+        for itemset, x in total.items():
+            if x > best.get(itemset, 0):
+                best[itemset] = x
+    return ExactResult(feasible, best if feasible else {}, n)
