@@ -103,3 +103,68 @@ def test_unknown_command_and_subprocess(files):
     good, _, _ = files
     done = subprocess.run([sys.executable, "-m", "anonymizer", "verify", str(good)], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("OK")
+
+
+def _write(tmp_path, obj, name="rel.json"):
+    path = tmp_path / name
+    path.write_text(obj if isinstance(obj, str) else json.dumps(obj), encoding="utf-8")
+    return str(path)
+
+
+def _one_cluster(chunks, size=3, terms=(), shared=None):
+    obj = {"format": "disassociated/1", "params": {"k": 2, "m": 2},
+           "clusters": [{"id": "P", "size": size, "record_chunks": chunks, "term_chunk": list(terms)},
+                        {"id": "Q", "size": 3, "record_chunks": [[["q"]] * 3], "term_chunk": []}],
+           "joint_clusters": []}
+    if shared is not None:
+        obj["joint_clusters"] = [{"id": "J", "children": ["P", "Q"], "shared_chunks": shared}]
+    return obj
+
+
+@pytest.mark.parametrize("obj, message", [
+    (_one_cluster([[["a", "a"], ["a"], ["a"]]]), "cluster P record chunk 0: sub-record 0 ['a', 'a'] repeats a term"),
+    (_one_cluster([[["a"], [], ["a"], ["a"]]]), "cluster P record chunk 0: sub-record 1 is empty"),
+    (_one_cluster([[["a"]] * 4]), "cluster P record chunk 0: 4 sub-records exceed the cluster size 3"),
+    (_one_cluster([[["a"]] * 3], shared=[[["s"]] * 7]), "joint cluster J shared chunk 0: 7 sub-records exceed the 6"),
+    (_one_cluster([[["a"]] * 3], size="3"), "cluster P: size '3' is not a positive integer"),
+    (_one_cluster([[["a"], ["a"], ["a", 3]]]), "cluster P record chunk 0: sub-record 2 must be a list of non-empty"),
+    (_one_cluster([[["a"]] * 3], terms=["t", "t"]), "cluster P: term chunk repeats a term"),
+    (_one_cluster([["a", "a", "a"]]), "sub-record 0 must be a list of non-empty strings, got 'a'"),
+    ('{"format": "disassociated/1", "format": "disassociated/1", "params": {"k": 2, "m": 1}, "clusters": []}',
+     "JSON: key 'format' repeated in an object"),
+    ({"format": "disassociated/1", "params": {"k": 0, "m": True}, "clusters": []}, "params: k=0 must be an integer"),
+])
+def test_strict_parser_reports_malformed_releases(tmp_path, capsys, obj, message):
+    """The verifier reads the file itself: what the engine's parser would silently fix is a violation."""
+    path = _write(tmp_path, obj)
+    assert anonymizer_main(["verify", path]) == 1
+    out = capsys.readouterr().out
+    assert message in out, out
+    assert "violation(s)" in out.splitlines()[-1]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[1, 2]", "not a release: expected a JSON object"),
+    ('{"format": "disassociated-truth/1"}', "not a release: 'format' must be"),
+    ("{not json", "not a release: not valid JSON"),
+])
+def test_a_file_that_is_not_a_release_is_one_error_line(tmp_path, capsys, text, message):
+    assert anonymizer_main(["verify", _write(tmp_path, text)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
+
+
+def test_exact_options(tmp_path, capsys):
+    # Terrovitis2012 Example 1 in a 5-record cluster: searched by default, not with --exact-max-records 0
+    obj = {"format": "disassociated/1", "params": {"k": 3, "m": 2},
+           "clusters": [{"id": "P", "size": 5, "record_chunks": [[["a"]] * 3, [["b", "c"]] * 3], "term_chunk": []}]}
+    path = _write(tmp_path, obj)
+    assert anonymizer_main(["verify", path]) == 1
+    out = capsys.readouterr().out
+    assert "cluster P: Guarantee 1 fails: itemset {a, b} reaches at most 1 record(s)" in out
+    assert "components: 1 exact, 0 sufficient conditions only" in out
+    assert anonymizer_main(["verify", path, "--exact-max-records", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "Guarantee 1" not in out and "components: 0 exact, 1 sufficient conditions only" in out
+    assert anonymizer_main(["verify", path, "--exact-max-records", "0", "--exact"]) == 1
+    assert "components: 1 exact, 0 sufficient" in capsys.readouterr().out
