@@ -92,6 +92,8 @@ class Component:
     shared: tuple[SharedChunk, ...] = ()
     members: frozenset[str] = frozenset()
     """Ids of its clusters and joint clusters."""
+    root: str = ""
+    """Id of its top-level cluster or joint cluster."""
 
     @property
     def n_records(self) -> int:
@@ -145,7 +147,7 @@ def build_components(clusters: Sequence[tuple[str, int, Sequence[Sequence[Sequen
     out = []
     for cid, _, _, _ in clusters:
         if cid not in parent:
-            out.append(Component(f"cluster {cid}", (leaves[cid],), (), frozenset([cid])))
+            out.append(Component(f"cluster {cid}", (leaves[cid],), (), frozenset([cid]), cid))
     for jid, _, _ in joints:
         if jid in parent:
             continue
@@ -160,7 +162,7 @@ def build_components(clusters: Sequence[tuple[str, int, Sequence[Sequence[Sequen
                 blocked = {t: frozenset(pos[local[i]] for i in b) for t, b in sc.blocked.items()}
                 chunks.append(SharedChunk(sc.where, reach, sc.subs, blocked))
         out.append(Component(f"joint cluster {jid}", tuple(leaves[n] for n in names), tuple(chunks),
-                             frozenset([jid, *inner[jid], *names])))
+                             frozenset([jid, *inner[jid], *names]), jid))
     return out
 
 

@@ -372,59 +372,75 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
     return chunks
 
 
+def _roots(p: _Parsed) -> dict[str, str]:
+    """The component (top-level node id) of every cluster and joint cluster."""
+    parent = {child: j.id for j in p.joints for child in j.children}
+    root: dict[str, str] = {}
+    for node in [c.id for c in p.clusters] + [j.id for j in p.joints]:
+        top = node
+        while top in parent:
+            top = parent[top]
+        root[node] = top
+    return root
+
+
 def _exact(out: list[str], p: _Parsed, exact: bool, max_records: int) -> tuple[int, int]:
     """Search the components exactly where asked (module docstring); returns (exact, sufficient only)."""
-    comps = build_components([(c.id, c.size, c.record_chunks, c.term_chunk) for c in p.clusters],
-                             [(j.id, j.children, j.shared_chunks) for j in p.joints])
+    root = _roots(p)
+    records: Counter = Counter()
+    broken = {root[node] for node in p.unsound if node in root}
+    for c in p.clusters:
+        records[root[c.id]] += c.size
+    n_components = len(set(root.values()))
     if p.k is None or p.m is None:
-        return 0, len(comps)
+        return 0, n_components
     k, m = p.k, p.m
-    searched: list[bool] = []
-    low: dict[frozenset[str], list[tuple[int, int]]] = {}
-    for ci, comp in enumerate(comps):
-        result = None
-        if not (comp.members & p.unsound) and (exact or comp.n_records <= max_records):
-            result = check_component(comp, m)
-        searched.append(result is not None)
+    chosen = {r for r, n in records.items() if r not in broken and (exact or n <= max_records)}
+    comps = build_components(
+        [(c.id, c.size, c.record_chunks, c.term_chunk) for c in p.clusters if root[c.id] in chosen],
+        [(j.id, j.children, j.shared_chunks) for j in p.joints if root[j.id] in chosen])
+    searched: dict[str, Component] = {}
+    low: dict[frozenset[str], list[tuple[str, int]]] = {}
+    for comp in comps:
+        result = check_component(comp, m)
         if result is None:
             continue
+        top = comp.root
+        searched[top] = comp
         if not result.feasible:
             out.append(f"{comp.name}: Guarantee 1 fails: no valid reconstruction (its {comp.n_records} records cannot "
                        "all be non-empty, Terrovitis2012 proof of Lemma 2, or a shared sub-record fits no record)")
             continue
         for itemset, n in result.below(k):
-            low.setdefault(itemset, []).append((ci, n))
+            low.setdefault(itemset, []).append((top, n))
     if low:
-        _report_low(out, comps, searched, low, k, m)
-    n_exact = sum(searched)
-    return n_exact, len(comps) - n_exact
+        _report_low(out, p, root, searched, low, k, m)
+    return len(searched), n_components - len(searched)
 
 
-def _component_terms(comp: Component) -> set[str]:
-    terms = {t for leaf in comp.leaves for ch in leaf.record_chunks for s in ch for t in s}
-    terms |= {t for leaf in comp.leaves for t in leaf.term_chunk}
-    return terms | {t for sc in comp.shared for s in sc.subs for t in s}
-
-
-def _report_low(out: list[str], comps: list[Component], searched: list[bool],
-                low: dict[frozenset[str], list[tuple[int, int]]], k: int, m: int) -> None:
+def _report_low(out: list[str], p: _Parsed, root: dict[str, str], searched: dict[str, Component],
+                low: dict[frozenset[str], list[tuple[str, int]]], k: int, m: int) -> None:
     """Add up an itemset's largest supports over the components; report those below k."""
-    holders: dict[str, set[int]] = {}
-    for ci, comp in enumerate(comps):
-        for t in _component_terms(comp):
-            holders.setdefault(t, set()).add(ci)
-    recheck: dict[int, set[frozenset[str]]] = {}
+    wanted = {t for itemset in low for t in itemset}
+    holders: dict[str, set[str]] = {t: set() for t in wanted}
+    for c in p.clusters:
+        for t in wanted & set(c.term_chunk).union(*(_chunk_terms(ch) for ch in c.record_chunks)):
+            holders[t].add(root[c.id])
+    for j in p.joints:
+        for t in wanted & set().union(*(_chunk_terms(ch) for ch in j.shared_chunks)):
+            holders[t].add(root[j.id])
+    recheck: dict[str, set[frozenset[str]]] = {}
     undecided: set[frozenset[str]] = set()
     for itemset, where in low.items():
-        others = set.intersection(*(holders[t] for t in itemset)) - {ci for ci, _ in where}
-        for ci in others:
-            if searched[ci]:
-                recheck.setdefault(ci, set()).add(itemset)
+        others = set.intersection(*(holders[t] for t in itemset)) - {top for top, _ in where}
+        for top in others:
+            if top in searched:
+                recheck.setdefault(top, set()).add(itemset)
             else:
                 undecided.add(itemset)
     extra: Counter = Counter()
-    for ci, itemsets in recheck.items():
-        result = check_component(comps[ci], m, only=itemsets)
+    for top, itemsets in recheck.items():
+        result = check_component(searched[top], m, only=itemsets)
         if result is not None and result.feasible:
             extra.update({s: n for s, n in result.max_support.items() if s in itemsets})
     failing = []
@@ -434,7 +450,7 @@ def _report_low(out: list[str], comps: list[Component], searched: list[bool],
             failing.append((itemset, total, where))
     failing.sort(key=lambda x: (len(x[0]), x[1], sorted(x[0])))
     for itemset, total, where in failing[:MAX_ITEMSETS_PER_CHUNK]:
-        names = ", ".join(comps[ci].name for ci, _ in where)
+        names = ", ".join(searched[top].name for top, _ in where)
         out.append(f"{names}: Guarantee 1 fails: itemset {_fmt(itemset)} reaches at most {total} record(s) in any "
                    f"valid reconstruction, fewer than k={k}")
     if len(failing) > MAX_ITEMSETS_PER_CHUNK:
