@@ -217,56 +217,93 @@ def _compositions(n: int, caps: list[int]) -> Iterator[tuple[int, ...]]:
             yield (x,) + tail
 
 
+def _t_max(s: int, has_terms: bool, counts: list[int], q: dict[int, int]) -> int:
+    """Largest t such that t records of a leaf hold an itemset (module docstring): ``q`` maps
+    each touched chunk to its pieces containing the itemset's part of it."""
+    top = min([s, *q.values()])
+    if has_terms:
+        return top
+    while top > 0:
+        rest = s - top
+        if sum(n - top if c in q else min(n, rest) for c, n in enumerate(counts)) >= rest:
+            break
+        top -= 1
+    return top
+
+
 def _leaf_supports(leaf: Leaf, chunks: tuple[tuple[frozenset[str], ...], ...], m: int,
-                   only: frozenset[frozenset[str]] | None) -> dict[frozenset[str], int] | None:
-    """t_max of every itemset (of ``only`` if given) for one leaf holding ``chunks`` (record
-    chunks, then its shared pieces chunk by chunk); None when the leaf cannot have all its records
-    non-empty."""
+                   only: frozenset[frozenset[str]] | None, below: int | None) -> dict[frozenset[str], int] | None:
+    """t_max of every itemset for one leaf holding ``chunks`` (record chunks, then its shared
+    pieces chunk by chunk): of ``only`` if given, else of every itemset the leaf can hold, kept
+    only when below ``below`` if given. None when the leaf cannot have all its records non-empty."""
     s = leaf.size
+    terms = leaf.term_chunk
     counts = [len(ch) for ch in chunks]
-    if leaf.term_chunk:
+    if terms:
         if s == 0:
             return None
     elif sum(counts) < s:
         return None
-    home: dict[str, int] = {}
-    for c, ch in enumerate(chunks):
-        for sub in ch:
-            for t in sub:
-                home.setdefault(t, c)
-    pool = sorted(set(home) | leaf.term_chunk)
-    if only is None:
-        itemsets: Iterator[frozenset[str]] = (frozenset(combo) for size in range(1, min(m, len(pool)) + 1)
-                                              for combo in itertools.combinations(pool, size))
-    else:
-        available = set(pool)
-        itemsets = (x for x in only if x <= available)
     out: dict[frozenset[str], int] = {}
-    for itemset in itemsets:
-        parts: dict[int, set[str]] = {}
-        for t in itemset - leaf.term_chunk:
-            parts.setdefault(home[t], set()).add(t)
-        top = s
-        for c, part in parts.items():
-            top = min(top, sum(1 for sub in chunks[c] if part <= sub))
-        if not leaf.term_chunk:
-            while top > 0:
-                rest = s - top
-                given = sum(n - top if c in parts else min(n, rest) for c, n in enumerate(counts))
-                if given >= rest:
-                    break
-                top -= 1
-        if top > 0:
-            out[itemset] = top
+    if only is not None:
+        home: dict[str, int] = {}
+        for c, ch in enumerate(chunks):
+            for sub in ch:
+                for t in sub:
+                    home.setdefault(t, c)
+        for itemset in only:
+            if not itemset <= terms | home.keys():
+                continue
+            parts: dict[int, set[str]] = {}
+            for t in itemset - terms:
+                parts.setdefault(home[t], set()).add(t)
+            top = _t_max(s, bool(terms), counts, {c: sum(1 for sub in chunks[c] if part <= sub)
+                                                    for c, part in parts.items()})
+            if top > 0:
+                out[itemset] = top
+        return out
+    # The itemsets a leaf can hold: a "core" (one occurring part from each of some chunks) plus
+    # any term-chunk terms, which every record can take (the core's t_max is unchanged by them).
+    occurring = []
+    for ch in chunks:
+        q: Counter = Counter()
+        for sub in ch:
+            items = sorted(sub)
+            for r in range(1, min(m, len(items)) + 1):
+                q.update(frozenset(x) for x in itertools.combinations(items, r))
+        occurring.append(q)
+
+    def cores(c: int, room: int) -> Iterator[tuple[frozenset[str], dict[int, int]]]:
+        if c == len(chunks):
+            yield frozenset(), {}
+            return
+        yield from cores(c + 1, room)
+        for part, n in occurring[c].items():
+            if len(part) <= room:
+                for rest, q in cores(c + 1, room - len(part)):
+                    yield part | rest, {c: n, **q}
+
+    pool = sorted(terms)
+    for core, q in cores(0, m):
+        top = _t_max(s, bool(terms), counts, q) if core else s if terms else 0
+        if top <= 0 or (below is not None and top >= below):
+            continue
+        if core:
+            out[core] = top
+        for r in range(1, m - len(core) + 1):
+            for extra in itertools.combinations(pool, r):
+                out[core | frozenset(extra)] = top
     return out
 
 
 def check_component(comp: Component, m: int, max_spreads: int = MAX_SPREADS,
-                    only: Iterable[frozenset[str]] | None = None) -> ExactResult | None:
+                    only: Iterable[frozenset[str]] | None = None, below: int | None = None) -> ExactResult | None:
     """Largest support of every itemset of 1..m terms (of ``only`` if given) over the valid
     reconstructions of ``comp``, or None when it has more than ``max_spreads`` spreads (see the
-    module docstring)."""
+    module docstring). With ``below=k``, a one-leaf component lists only the itemsets whose
+    largest support is below k (its only spread decides them; a shortcut for the verifier)."""
     wanted = None if only is None else frozenset(only)
+    leaf_below = below if len(comp.leaves) == 1 else None
     cache: dict[tuple, dict[frozenset[str], int] | None] = {}
     best: dict[frozenset[str], int] = {}
     feasible = False
@@ -283,7 +320,8 @@ def check_component(comp: Component, m: int, max_spreads: int = MAX_SPREADS,
                 for per_chunk in spread)
             key = (p, shared)
             if key not in cache:
-                cache[key] = _leaf_supports(leaf, leaf.record_chunks + tuple(ch for ch in shared if ch), m, wanted)
+                cache[key] = _leaf_supports(leaf, leaf.record_chunks + tuple(ch for ch in shared if ch), m, wanted,
+                                            leaf_below)
             got = cache[key]
             if got is None:
                 valid = False

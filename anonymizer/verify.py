@@ -324,6 +324,10 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
     simple = {c.id: c for c in p.clusters}
     leaves: dict[str, list[_Cluster]] = {}
     inner_terms: dict[str, set[str]] = {}  # joint -> shared-chunk terms of it and its descendants
+    in_term_chunk: dict[str, list[str]] = {}  # term -> clusters whose term chunk lists it
+    for c in p.clusters:
+        for t in c.term_chunk:
+            in_term_chunk.setdefault(t, []).append(c.id)
     chunks = 0
     for joint in p.joints:
         name = f"joint cluster {joint.id}"
@@ -338,6 +342,7 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
                 t_r |= {t for leaf in leaves[child] for ch in leaf.record_chunks for t in _chunk_terms(ch)}
                 t_r |= inner_terms[child]
         leaves[joint.id] = members
+        member_ids = {c.id for c in members}
         capacity = sum(c.size for c in members)
         owner: dict[str, int] = {}
         for j, chunk in enumerate(joint.shared_chunks):
@@ -353,7 +358,7 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
                     p.unsound.add(joint.id)
                 else:
                     owner[t] = j
-                holder = next((c.id for c in members if t in c.term_chunk), None)
+                holder = next((cid for cid in in_term_chunk.get(t, ()) if cid in member_ids), None)
                 if holder is not None:
                     out.append(f"{where}: term {t!r} is still in the term chunk of leaf cluster {holder}")
             if k is None or m is None:
@@ -402,7 +407,7 @@ def _exact(out: list[str], p: _Parsed, exact: bool, max_records: int) -> tuple[i
     searched: dict[str, Component] = {}
     low: dict[frozenset[str], list[tuple[str, int]]] = {}
     for comp in comps:
-        result = check_component(comp, m)
+        result = check_component(comp, m, below=k)
         if result is None:
             continue
         top = comp.root
