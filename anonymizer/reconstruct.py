@@ -420,44 +420,37 @@ def reconstruct(release: Release, seed: int = 0, term_rule: str = "one") -> Tran
             found.extend([index[child]] if child in index else leaves_of[joint_index[child]])
             parent[child] = joint.id
         leaves_of[ji] = found
-    encoded = [[_encode(ch, tid) for ch in joint.shared_chunks] for joint in release.joint_clusters]
-    shared_ids = {t for chunks in encoded for ch in chunks for sub in ch for t in sub}
-    listed_at: dict[int, set[int]] = {}
-    if shared_ids:
-        chain = itertools.chain.from_iterable
-        for ci, st in enumerate(states):
-            listed = set(chain(chain(st.subs)))
-            listed.update(st.term_chunk)
-            for t in listed & shared_ids:
-                listed_at.setdefault(t, set()).add(ci)
     shared = _Shared()
     cluster_of: list[int] = [ci for ci, st in enumerate(states) for _ in range(st.size)]
+    chain = itertools.chain.from_iterable
+    below: dict[int, list[int]] = {}  # joint -> joints strictly below it
+    joint_terms: dict[int, set[int]] = {}
     for ji, joint in enumerate(release.joint_clusters):
-        leafset = frozenset(leaves_of[ji])
+        below[ji] = [x for ch in joint.children if ch in joint_index
+                     for x in [joint_index[ch], *below[joint_index[ch]]]]
+        encoded = [_encode(ch, tid) for ch in joint.shared_chunks]
+        mine = joint_terms[ji] = set(chain(chain(encoded)))
+        blocked: dict[int, set[int]] = {}  # term -> leaves that list it (module docstring)
+        if mine:
+            for leaf in leaves_of[ji]:
+                st = states[leaf]
+                for t in mine.intersection(itertools.chain(chain(chain(st.subs)), st.term_chunk)):
+                    blocked.setdefault(t, set()).add(leaf)
+            for b in below[ji]:
+                for t in mine & joint_terms[b]:
+                    blocked.setdefault(t, set()).update(leaves_of[b])
         slots = np.concatenate([np.arange(states[c].offset, states[c].offset + states[c].size)
                                 for c in leaves_of[ji]] or [np.zeros(0, dtype=np.int64)])
-        joint_terms: set[int] = set()
-        for j, subs in enumerate(encoded[ji]):
+        for j, subs in enumerate(encoded):
             where = f"joint cluster {joint.id} shared chunk {j}"
             if len(subs) > len(slots):
                 raise InputError(f"{where}: no valid reconstruction: {len(subs)} sub-records exceed the "
                                  f"{len(slots)} records of its leaves")
-            terms = {t for sub in subs for t in sub}
-            rules = {}
-            for t in terms:
-                hit = listed_at.get(t)
-                if hit:
-                    b = hit & leafset
-                    if b:
-                        rules[t] = frozenset(b)
             chunk = len(shared.joint)
             shared.joint.append(ji)
-            shared.blocked.append(rules)
+            shared.blocked.append({t: frozenset(blocked[t]) for t in set(chain(subs)) if t in blocked})
             blocks = [shared.blocked_for(chunk, sub) for sub in subs]
             _place_shared(subs, blocks, slots, cluster_of, states, chunk, rng, where)
-            joint_terms |= terms
-        for t in joint_terms:
-            listed_at.setdefault(t, set()).update(leafset)
 
     # Step 3: every leaf without a term chunk needs as many pieces as records.
     roots: dict[str, list[int]] = {}
