@@ -57,12 +57,16 @@ from typing import Any
 
 from anonymizer.exact import EXACT_MAX_RECORDS, Component, build_components, check_component
 from corpora.errors import InputError
+from corpora.files import read_text_bounded
 
 __all__ = ["VerifyReport", "verify", "verify_file", "km_violations", "k_anonymity_violations",
            "MAX_ITEMSETS_PER_CHUNK", "EXACT_MAX_RECORDS"]
 
 RELEASE_FORMAT = "disassociated/1"
 """The format this verifier reads (written out here: the verifier does not import the engine's parser)."""
+
+MAX_RELEASE_BYTES = 4 << 30
+"""A release file larger than this is refused before it is read (4 GiB)."""
 
 MAX_ITEMSETS_PER_CHUNK = 5
 """At most this many failing itemsets are named per chunk (or component); the rest are summarised in one line."""
@@ -484,12 +488,11 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
 
 def verify_file(path: str | os.PathLike[str], exact: bool = False,
                 exact_max_records: int = EXACT_MAX_RECORDS) -> VerifyReport:
-    """Read a release file strictly (a key repeated in a JSON object is a violation) and :func:`verify` it."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a release: not UTF-8 text") from None
+    """Read a release file strictly (a key repeated in a JSON object is a violation) and :func:`verify` it.
+
+    The file is read with :func:`corpora.files.read_text_bounded` (at most
+    :data:`MAX_RELEASE_BYTES`, UTF-8, no NUL byte)."""
+    text = read_text_bounded(path, MAX_RELEASE_BYTES)
     repeated: list[str] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:

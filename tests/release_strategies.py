@@ -34,7 +34,7 @@ def _split(draw, pool, n_chunks, max_subs, min_subs=0):
 @st.composite
 def tiny_releases(draw, max_clusters: int = 3, max_size: int = 4):
     """A tiny release with at most ``max_clusters`` clusters of at most ``max_size`` records."""
-    k = draw(st.integers(1, 3))
+    k = draw(st.integers(2, 3))
     m = draw(st.integers(1, 3))
     clusters = []
     for ci in range(draw(st.sampled_from([1] + [n for n in range(2, max_clusters + 1) for _ in range(2)]))):

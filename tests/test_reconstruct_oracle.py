@@ -66,7 +66,7 @@ def test_lower_joint_sub_records_stay_on_its_own_leaves():
     """J0's two [a] may go to P0 only (P1 lists a): one record, so no valid reconstruction, even
     though P2 (a leaf of J1 above, not of J0) has free records."""
     obj = release([("P0", 1, [], []), ("P1", 1, [[["a"]]], []), ("P2", 2, [], [])],
-                  [("J0", ["P0", "P1"], [[["a"], ["a"]]]), ("J1", ["J0", "P2"], [[["a"]]])], k=1, m=1)
+                  [("J0", ["P0", "P1"], [[["a"], ["a"]]]), ("J1", ["J0", "P2"], [[["a"]]])], k=2, m=1)
     assert not check_against_oracle(obj, [0])
 
 
