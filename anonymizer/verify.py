@@ -33,16 +33,19 @@ by the sufficient conditions). With every component searched, this is Guarantee 
 ``VerifyReport`` counts the components searched and those judged by the sufficient conditions
 only.
 
-**Structure** (section 3), each a violation: positive integer cluster sizes and k, m >= 1;
-sub-records that are non-empty lists of distinct non-empty strings; no chunk with more
-sub-records than its cluster has records (a shared chunk: than the records of its joint cluster's
-leaves); record-chunk term sets pairwise disjoint within a cluster and disjoint from the term
-chunk; the shared chunks of one joint cluster over pairwise disjoint term sets, none of their
-terms left in a leaf's term chunk (REFINE removes them); unique ids; children defined before
-their joint cluster and in at most one joint cluster; no key repeated in a JSON object.
-A file that is not a ``disassociated/1`` release at all (unreadable, not JSON, not an object,
-another format) raises :class:`InputError`. The exact search runs only on components without
-structural violations.
+**Structure** (section 3). A document that is not a ``disassociated/1`` release at all raises
+one :class:`InputError` (exit status 2 on the command line, as for every command that reads a
+release): unreadable, not JSON, not an object, another format, a wrong type or range (k >= 2,
+m >= 1, positive sizes adding up to at most 2**31 - 1, sub-records and term chunks as lists of
+non-empty strings, the known optional parameters), a missing key, an id that is not unique, a
+child not defined before its joint cluster or in two joint clusters, a chunk with more
+sub-records than its cluster has records (a shared chunk: than the records of its joint
+cluster's leaves). Each of the following is a violation (what the engine's own parser would
+silently fix is reported, not fixed): a sub-record that repeats a term, an empty sub-record, a
+term chunk that repeats a term, a key repeated in a JSON object, record-chunk term sets that
+overlap within a cluster or overlap the term chunk, shared chunks of one joint cluster over
+overlapping term sets, a shared-chunk term left in a leaf's term chunk (REFINE removes them).
+The exact search runs only on components without such violations.
 """
 
 from __future__ import annotations
@@ -155,24 +158,34 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _parse_chunks(raw: Any, where: str, out: list[str]) -> tuple[list[list[tuple[str, ...]]], bool]:
-    """The chunks of ``raw`` with their well-formed sub-records (as sorted term tuples); the flag
-    says whether everything was well formed."""
+MAX_RECORDS = 2**31 - 1
+"""A release holds at most this many records (the cluster sizes added up)."""
+
+_OPTIONAL_PARAMS: dict[str, type] = {"max_cluster_size": int, "horpart": str, "verpart": str, "refine": bool,
+                                     "safe": bool}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _parse_chunks(raw: Any, where: str, out: list[str], fatal: list[str]) -> tuple[list[list[tuple[str, ...]]], bool]:
+    """The chunks of ``raw`` as sorted term tuples; the flag says whether every sub-record was
+    well formed (a repeated term or an empty sub-record is a violation, a wrong type is fatal)."""
     if not isinstance(raw, list):
-        out.append(f"{where}: must be a list of chunks, got {type(raw).__name__}")
+        fatal.append(f"{where}s must be a list of chunks, got {_short(raw)}")
         return [], False
     sound = True
     chunks = []
     for j, chunk in enumerate(raw):
         if not isinstance(chunk, list):
-            out.append(f"{where} {j}: a chunk must be a list of sub-records, got {type(chunk).__name__}")
-            sound = False
+            fatal.append(f"{where} {j}: a chunk must be a list of sub-records, got {_short(chunk)}")
             continue
         subs = []
         for p, sub in enumerate(chunk):
             if not isinstance(sub, list) or not all(isinstance(t, str) and t for t in sub):
-                out.append(f"{where} {j}: sub-record {p} must be a list of non-empty strings, got {sub!r}")
-                sound = False
+                fatal.append(f"{where} {j}: sub-record {p} must be a list of non-empty strings, got {_short(sub)}")
             elif not sub:
                 out.append(f"{where} {j}: sub-record {p} is empty (empty sub-records are implied, never listed)")
                 sound = False
@@ -185,93 +198,119 @@ def _parse_chunks(raw: Any, where: str, out: list[str]) -> tuple[list[list[tuple
     return chunks, sound
 
 
+def _parse_params(params: Any, fatal: list[str]) -> tuple[int | None, int | None]:
+    if not isinstance(params, Mapping):
+        fatal.append(f"params must be an object, got {_short(params)}")
+        return None, None
+    k, m = params.get("k"), params.get("m")
+    if not _is_int(k) or k < 2:
+        fatal.append(f"params.k must be an integer >= 2, got {_short(k)}")
+        k = None
+    if not _is_int(m) or m < 1:
+        fatal.append(f"params.m must be an integer >= 1, got {_short(m)}")
+        m = None
+    for key, value in params.items():
+        want = _OPTIONAL_PARAMS.get(key)
+        if want is int and not (_is_int(value) and value >= (k or 2)):
+            fatal.append(f"params.{key} must be an integer >= k, got {_short(value)}")
+        elif want is not None and want is not int and not isinstance(value, want):
+            fatal.append(f"params.{key} must be a {want.__name__}, got {_short(value)}")
+        elif value is not None and not isinstance(value, (str, int, float, bool)):
+            fatal.append(f"params.{key} must be a number, string or boolean, got {_short(value)}")
+    return k, m
+
+
 def _parse(obj: Any, source: str, out: list[str]) -> _Parsed:
+    """Parse ``obj`` strictly. Content problems of a well-typed release go to ``out``; a document
+    that is not a ``disassociated/1`` release (wrong format, a wrong type or range, a missing
+    key, an unknown child, a chunk with more sub-records than records) raises one InputError."""
     if not isinstance(obj, Mapping):
         raise InputError(f"{source}: not a release: expected a JSON object, got {type(obj).__name__}")
     if obj.get("format") != RELEASE_FORMAT:
-        raise InputError(f"{source}: not a release: 'format' must be {RELEASE_FORMAT!r}, got {obj.get('format')!r}")
-    params = obj.get("params")
-    k = m = None
-    if not isinstance(params, Mapping):
-        out.append(f"params: must be an object, got {type(params).__name__}")
-    else:
-        for key in ("k", "m"):
-            value = params.get(key)
-            if not _is_int(value) or value < 1:
-                out.append(f"params: {key}={value!r} must be an integer of at least 1")
-            elif key == "k":
-                k = value
-            else:
-                m = value
+        raise InputError(f"{source}: not a release: 'format' must be {RELEASE_FORMAT!r}, "
+                         f"got {_short(obj.get('format'))}")
+    fatal: list[str] = []
+    k, m = _parse_params(obj.get("params"), fatal)
     unsound: set[str] = set()
     seen: set[str] = set()
+    records: dict[str, int] = {}  # node -> records under it
     clusters: list[_Cluster] = []
     raw_clusters = obj.get("clusters")
     if not isinstance(raw_clusters, list):
-        out.append(f"clusters: must be a list, got {type(raw_clusters).__name__}")
+        fatal.append(f"'clusters' must be a list, got {_short(raw_clusters)}")
         raw_clusters = []
     for i, c in enumerate(raw_clusters):
         if not isinstance(c, Mapping):
-            out.append(f"clusters[{i}]: must be an object, got {type(c).__name__}")
+            fatal.append(f"clusters[{i}] must be an object, got {_short(c)}")
             continue
         cid = c.get("id")
         if not isinstance(cid, str) or not cid or cid in seen:
-            out.append(f"clusters[{i}]: 'id' must be a unique non-empty string, got {cid!r}")
+            fatal.append(f"clusters[{i}]: 'id' must be a unique non-empty string, got {_short(cid)}")
             continue
         seen.add(cid)
         name = f"cluster {cid}"
         size = c.get("size")
-        if not _is_int(size) or size < 1:
-            out.append(f"{name}: size {size!r} is not a positive integer")
-            unsound.add(cid)
+        if not _is_int(size) or not 1 <= size <= MAX_RECORDS:
+            fatal.append(f"{name}: size must be a positive integer of at most {MAX_RECORDS}, got {_short(size)}")
             size = 0
-        chunks, sound = _parse_chunks(c.get("record_chunks"), f"{name} record chunk", out)
+        chunks, sound = _parse_chunks(c.get("record_chunks"), f"{name} record chunk", out, fatal)
+        for j, chunk in enumerate(chunks):
+            if size and len(chunk) > size:
+                fatal.append(f"{name} record chunk {j}: {len(chunk)} sub-records exceed the cluster size {size}")
         terms = c.get("term_chunk", [])
         if not isinstance(terms, list) or not all(isinstance(t, str) and t for t in terms):
-            out.append(f"{name}: term chunk must be a list of non-empty strings, got {terms!r}")
-            terms, sound = [], False
+            fatal.append(f"{name}: the term chunk must be a list of non-empty strings, got {_short(terms)}")
+            terms = []
         elif len(set(terms)) != len(terms):
             out.append(f"{name}: term chunk repeats a term")
             terms, sound = sorted(set(terms)), False
         if not sound:
             unsound.add(cid)
+        records[cid] = size
         clusters.append(_Cluster(cid, size, chunks, list(terms)))
+    if sum(records.values()) > MAX_RECORDS:
+        fatal.append(f"the cluster sizes add up to more than {MAX_RECORDS} records")
     joints: list[_Joint] = []
     parent: dict[str, str] = {}
     raw_joints = obj.get("joint_clusters", [])
     if not isinstance(raw_joints, list):
-        out.append(f"joint_clusters: must be a list, got {type(raw_joints).__name__}")
+        fatal.append(f"'joint_clusters' must be a list, got {_short(raw_joints)}")
         raw_joints = []
     for i, j in enumerate(raw_joints):
         if not isinstance(j, Mapping):
-            out.append(f"joint_clusters[{i}]: must be an object, got {type(j).__name__}")
+            fatal.append(f"joint_clusters[{i}] must be an object, got {_short(j)}")
             continue
         jid = j.get("id")
         if not isinstance(jid, str) or not jid or jid in seen:
-            out.append(f"joint_clusters[{i}]: 'id' must be a unique non-empty string, got {jid!r}")
+            fatal.append(f"joint_clusters[{i}]: 'id' must be a unique non-empty string, got {_short(jid)}")
             continue
         name = f"joint cluster {jid}"
         raw_children = j.get("children")
         if not isinstance(raw_children, list) or not raw_children:
-            out.append(f"{name}: 'children' must be a non-empty list of ids, got {raw_children!r}")
+            fatal.append(f"{name}: 'children' must be a non-empty list of ids, got {_short(raw_children)}")
             raw_children = []
-            unsound.add(jid)
         children = []
         for child in raw_children:
             if not isinstance(child, str) or child not in seen:
-                out.append(f"{name}: unknown child {child!r} (children are defined before their joint cluster)")
-                unsound.add(jid)
+                fatal.append(f"{name}: unknown child {_short(child)} (children are defined before their joint cluster)")
             elif child in parent:
-                out.append(f"{name}: child {child!r} already belongs to joint cluster {parent[child]}")
-                unsound.add(jid)
+                fatal.append(f"{name}: child {child!r} already belongs to joint cluster {parent[child]}")
             else:
                 parent[child] = jid
                 children.append(child)
         seen.add(jid)
-        chunks, sound = _parse_chunks(j.get("shared_chunks"), f"{name} shared chunk", out)
+        records[jid] = sum(records[ch] for ch in children)
+        chunks, sound = _parse_chunks(j.get("shared_chunks"), f"{name} shared chunk", out, fatal)
+        for n, chunk in enumerate(chunks):
+            if len(chunk) > records[jid]:
+                fatal.append(f"{name} shared chunk {n}: {len(chunk)} sub-records exceed the {records[jid]} records "
+                             "of its leaves")
         if not sound:
             unsound.add(jid)
         joints.append(_Joint(jid, children, chunks))
+    if fatal:
+        more = f" (and {len(fatal) - 1} more problem(s))" if len(fatal) > 1 else ""
+        raise InputError(f"{source}: not a release: {fatal[0]}{more}")
     return _Parsed(k, m, clusters, joints, unsound)
 
 
@@ -294,9 +333,6 @@ def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, un
     seen: dict[str, int] = {}
     for j, chunk in enumerate(c.record_chunks):
         where = f"{name} record chunk {j}"
-        if c.size and len(chunk) > c.size:
-            out.append(f"{where}: {len(chunk)} sub-records exceed the cluster size {c.size}")
-            unsound.add(c.id)
         for t in sorted(_chunk_terms(chunk)):
             if t in seen:
                 out.append(f"{where}: term {t!r} also in record chunk {seen[t]} (chunk term sets must be disjoint)")
@@ -347,14 +383,10 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
                 t_r |= inner_terms[child]
         leaves[joint.id] = members
         member_ids = {c.id for c in members}
-        capacity = sum(c.size for c in members)
         owner: dict[str, int] = {}
         for j, chunk in enumerate(joint.shared_chunks):
             chunks += 1
             where = f"{name} shared chunk {j}"
-            if len(chunk) > capacity:
-                out.append(f"{where}: {len(chunk)} sub-records exceed the {capacity} records of its leaves")
-                p.unsound.add(joint.id)
             terms = _chunk_terms(chunk)
             for t in sorted(terms):
                 if t in owner:
@@ -504,6 +536,8 @@ def verify_file(path: str | os.PathLike[str], exact: bool = False,
         obj = json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not a release: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
+        raise InputError(f"{path}: not a release: not valid JSON ({str(exc)[:120]})") from None
     except RecursionError:
         raise InputError(f"{path}: not a release: JSON nested too deeply") from None
     report = verify(obj, exact=exact, exact_max_records=exact_max_records, source=str(path))

@@ -123,16 +123,10 @@ def _one_cluster(chunks, size=3, terms=(), shared=None):
 
 @pytest.mark.parametrize("obj, message", [
     (_one_cluster([[["a", "a"], ["a"], ["a"]]]), "cluster P record chunk 0: sub-record 0 ['a', 'a'] repeats a term"),
-    (_one_cluster([[["a"], [], ["a"], ["a"]]]), "cluster P record chunk 0: sub-record 1 is empty"),
-    (_one_cluster([[["a"]] * 4]), "cluster P record chunk 0: 4 sub-records exceed the cluster size 3"),
-    (_one_cluster([[["a"]] * 3], shared=[[["s"]] * 7]), "joint cluster J shared chunk 0: 7 sub-records exceed the 6"),
-    (_one_cluster([[["a"]] * 3], size="3"), "cluster P: size '3' is not a positive integer"),
-    (_one_cluster([[["a"], ["a"], ["a", 3]]]), "cluster P record chunk 0: sub-record 2 must be a list of non-empty"),
+    (_one_cluster([[["a"], [], ["a"], ["a"]]], size=4), "cluster P record chunk 0: sub-record 1 is empty"),
     (_one_cluster([[["a"]] * 3], terms=["t", "t"]), "cluster P: term chunk repeats a term"),
-    (_one_cluster([["a", "a", "a"]]), "sub-record 0 must be a list of non-empty strings, got 'a'"),
     ('{"format": "disassociated/1", "format": "disassociated/1", "params": {"k": 2, "m": 1}, "clusters": []}',
      "JSON: key 'format' repeated in an object"),
-    ({"format": "disassociated/1", "params": {"k": 0, "m": True}, "clusters": []}, "params: k=0 must be an integer"),
 ])
 def test_strict_parser_reports_malformed_releases(tmp_path, capsys, obj, message):
     """The verifier reads the file itself: what the engine's parser would silently fix is a violation."""
@@ -144,6 +138,13 @@ def test_strict_parser_reports_malformed_releases(tmp_path, capsys, obj, message
 
 
 @pytest.mark.parametrize("text, message", [
+    (_one_cluster([[["a"]] * 4]), "cluster P record chunk 0: 4 sub-records exceed the cluster size 3"),
+    (_one_cluster([[["a"]] * 3], shared=[[["s"]] * 7]), "joint cluster J shared chunk 0: 7 sub-records exceed the 6"),
+    (_one_cluster([[["a"]] * 3], size="3"), "cluster P: size must be a positive integer"),
+    (_one_cluster([[["a"], ["a"], ["a", 3]]]), "cluster P record chunk 0: sub-record 2 must be a list of non-empty"),
+    (_one_cluster([["a", "a", "a"]]), "sub-record 0 must be a list of non-empty strings, got 'a'"),
+    ({"format": "disassociated/1", "params": {"k": 0, "m": True}, "clusters": []},
+     "params.k must be an integer >= 2, got 0 (and 1 more problem(s))"),
     ("[1, 2]", "not a release: expected a JSON object"),
     ('{"format": "disassociated-truth/1"}', "not a release: 'format' must be"),
     ("{not json", "not a release: not valid JSON"),

@@ -1,11 +1,14 @@
 """verify(): Terrovitis2012's worked examples pass, broken variants are each reported."""
 
 import copy
+import re
 
+import pytest
 from paper_examples import fig2b
 
 from anonymizer.release import Cluster, JointCluster, Release
 from anonymizer.verify import k_anonymity_violations, km_violations, verify
+from corpora.errors import InputError
 
 
 def fig3() -> Release:
@@ -186,24 +189,12 @@ def test_structural_violations_are_reported():
     rel = fig2b()
     rel.clusters[0].term_chunk = ["ikea", "itunes", "ruby", "viagra"]
     cases.append((rel, "term 'itunes' is also in the term chunk"))
-    rel = fig2b()
-    rel.clusters[0].record_chunks[1] = [("audi a4", "sony tv")] * 6
-    cases.append((rel, "6 sub-records exceed the cluster size 5"))
-    rel = fig2b()
-    rel.clusters[1].size = 0
-    cases.append((rel, "size 0 is not a positive integer"))
-    rel = fig3()
-    rel.joint_clusters[0].shared_chunks[0] = rel.joint_clusters[0].shared_chunks[0] * 3
-    cases.append((rel, "15 sub-records exceed the 10 records of its leaves"))
     rel = fig3()
     rel.clusters[0].term_chunk = ["ikea", "viagra"]
     cases.append((rel, "term 'ikea' is still in the term chunk of leaf cluster P1"))
     rel = fig3()
     rel.joint_clusters[0].shared_chunks.append([("ruby",)] * 3)
     cases.append((rel, "term 'ruby' also in shared chunk 0"))
-    rel = fig3()
-    rel.joint_clusters.append(JointCluster("J2", ["P1"], []))
-    cases.append((rel, "child 'P1' already belongs to joint cluster J1"))
     rel = fig2b()
     rel.clusters[0].record_chunks[1] = [("audi a4", "sony tv")] * 3 + [()]
     cases.append((rel, "sub-record 3 is empty"))
@@ -211,6 +202,27 @@ def test_structural_violations_are_reported():
         report = verify(rel)
         assert not report.ok
         assert any(expected in v for v in report.violations), (expected, report.violations)
+
+
+def test_what_is_not_a_release_raises_one_error():
+    """Wrong types and ranges, unknown or twice-claimed children, and chunks with more sub-records
+    than records make a document that is not a release at all: one InputError (exit status 2)."""
+    cases = []
+    rel = fig2b()
+    rel.clusters[0].record_chunks[1] = [("audi a4", "sony tv")] * 6
+    cases.append((rel, "cluster P1 record chunk 1: 6 sub-records exceed the cluster size 5"))
+    rel = fig2b()
+    rel.clusters[1].size = 0
+    cases.append((rel, "cluster P2: size must be a positive integer"))
+    rel = fig3()
+    rel.joint_clusters[0].shared_chunks[0] = rel.joint_clusters[0].shared_chunks[0] * 3
+    cases.append((rel, "15 sub-records exceed the 10 records of its leaves"))
+    rel = fig3()
+    rel.joint_clusters.append(JointCluster("J2", ["P1"], []))
+    cases.append((rel, "child 'P1' already belongs to joint cluster J1"))
+    for rel, expected in cases:
+        with pytest.raises(InputError, match=re.escape(expected)):
+            verify(rel)
 
 
 def test_violation_list_is_capped_per_chunk():
