@@ -361,28 +361,21 @@ def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, un
 def _check_joints(out: list[str], p: _Parsed) -> int:
     """Property 1 and the structure of every joint cluster; returns the shared chunks checked."""
     k, m = p.k, p.m
-    simple = {c.id: c for c in p.clusters}
-    leaves: dict[str, list[_Cluster]] = {}
-    inner_terms: dict[str, set[str]] = {}  # joint -> shared-chunk terms of it and its descendants
-    in_term_chunk: dict[str, list[str]] = {}  # term -> clusters whose term chunk lists it
-    for c in p.clusters:
-        for t in c.term_chunk:
-            in_term_chunk.setdefault(t, []).append(c.id)
+    # Per node, memoised bottom-up: record-chunk terms of its leaves (T^r without shared terms),
+    # and shared-chunk terms of it and its descendants.
+    record_terms: dict[str, frozenset[str]] = {
+        c.id: frozenset().union(*(_chunk_terms(ch) for ch in c.record_chunks)) for c in p.clusters}
+    inner_terms: dict[str, frozenset[str]] = {}
+    term_chunk_terms: dict[str, frozenset[str]] = {c.id: frozenset(c.term_chunk) for c in p.clusters}
+    leaves: dict[str, list[str]] = {c.id: [c.id] for c in p.clusters}
+
     chunks = 0
     for joint in p.joints:
         name = f"joint cluster {joint.id}"
-        members: list[_Cluster] = []
-        t_r: set[str] = set()
-        for child in joint.children:
-            if child in simple:
-                members.append(simple[child])
-                t_r |= {t for ch in simple[child].record_chunks for t in _chunk_terms(ch)}
-            else:
-                members.extend(leaves[child])
-                t_r |= {t for leaf in leaves[child] for ch in leaf.record_chunks for t in _chunk_terms(ch)}
-                t_r |= inner_terms[child]
-        leaves[joint.id] = members
-        member_ids = {c.id for c in members}
+        t_r = frozenset().union(*(record_terms[ch] | inner_terms.get(ch, frozenset()) for ch in joint.children))
+        record_terms[joint.id] = frozenset().union(*(record_terms[ch] for ch in joint.children))
+        term_chunk_terms[joint.id] = frozenset().union(*(term_chunk_terms[ch] for ch in joint.children))
+        leaves[joint.id] = [leaf for ch in joint.children for leaf in leaves[ch]]
         owner: dict[str, int] = {}
         for j, chunk in enumerate(joint.shared_chunks):
             chunks += 1
@@ -394,8 +387,8 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
                     p.unsound.add(joint.id)
                 else:
                     owner[t] = j
-                holder = next((cid for cid in in_term_chunk.get(t, ()) if cid in member_ids), None)
-                if holder is not None:
+                if t in term_chunk_terms[joint.id]:
+                    holder = next(cid for cid in leaves[joint.id] if t in term_chunk_terms[cid])
                     out.append(f"{where}: term {t!r} is still in the term chunk of leaf cluster {holder}")
             if k is None or m is None:
                 continue
@@ -409,7 +402,7 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
                         f"so it must be k-anonymous, but {len(bad)} distinct sub-record(s) appear fewer than k={k} "
                         f"times, e.g. {_fmt(bad[0][0])} x{bad[0][1]}"
                     )
-        inner_terms[joint.id] = set(owner) | set().union(*(inner_terms.get(ch, set()) for ch in joint.children))
+        inner_terms[joint.id] = frozenset(owner).union(*(inner_terms.get(ch, frozenset()) for ch in joint.children))
     return chunks
 
 
