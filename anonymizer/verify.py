@@ -5,8 +5,12 @@ below), counts every itemset of size 1..m of every sub-record with :func:`iterto
 and a :class:`collections.Counter`, and searches small components exactly
 (:mod:`anonymizer.exact`), so the tests can use it as a reference against the engine.
 
-**Sufficient conditions** (checked on every release; Terrovitis2012 section 5, Lemmas 1-3 show
-they give Guarantee 1):
+**Sufficient conditions** (Terrovitis2012 section 5, Lemmas 1-3 show they give Guarantee 1). The
+chunk conditions are checked everywhere; Lemma 2, a condition on the cluster size only ("It
+suffices to enforce the condition of the following lemma", section 5), is reported for the
+clusters of components that are not searched exactly: where the exact search runs, it decides
+Guarantee 1 itself (a leaf that fails Lemma 2 but that shared sub-records can fill is no breach,
+and one that cannot be filled shows up as an itemset below k or as "no valid reconstruction").
 
 * **k^m-anonymous record chunks** (section 3, "Vertical partitioning"; Lemma 1): every itemset of
   at most m terms that appears in a record chunk appears in at least k of its sub-records.
@@ -327,7 +331,9 @@ def _chunk_terms(chunk: Sequence[Sequence[str]]) -> set[str]:
     return {t for sub in chunk for t in sub}
 
 
-def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, unsound: set[str]) -> None:
+def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, unsound: set[str]) -> str | None:
+    """Check one cluster's chunks into ``out``; returns its Lemma 2 failure line, if any (reported
+    only when its component is not searched exactly, see :func:`verify`)."""
     name = f"cluster {c.id}"
     term_chunk = set(c.term_chunk)
     seen: dict[str, int] = {}
@@ -345,17 +351,16 @@ def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, un
         if k is not None and m is not None:
             _report_itemsets(out, where, km_violations(chunk, k, m), k)
     if k is None or m is None or not c.size:
-        return
+        return None
     # Lemma 2 (Terrovitis2012 section 5) on the published term chunk, for every cluster.
     v = len(c.record_chunks)
     h = max(1, min(m, v))  # v = 0: every record still needs a piece, i.e. the bound reads with h = 1
     needed = c.size + k * (h - 1)
     total = sum(len(chunk) for chunk in c.record_chunks)
     if total < needed and not term_chunk:
-        out.append(
-            f"{name}: Lemma 2 fails: {total} non-empty sub-records in {v} record chunk(s) < "
-            f"size {c.size} + k*(h-1) = {needed} (h=min(m,v)={h}) and the term chunk is empty"
-        )
+        return (f"{name}: Lemma 2 fails: {total} non-empty sub-records in {v} record chunk(s) < "
+                f"size {c.size} + k*(h-1) = {needed} (h=min(m,v)={h}) and the term chunk is empty")
+    return None
 
 
 def _check_joints(out: list[str], p: _Parsed) -> int:
@@ -418,8 +423,10 @@ def _roots(p: _Parsed) -> dict[str, str]:
     return root
 
 
-def _exact(out: list[str], p: _Parsed, exact: bool, max_records: int) -> tuple[int, int]:
-    """Search the components exactly where asked (module docstring); returns (exact, sufficient only)."""
+def _exact(out: list[str], p: _Parsed, exact: bool, max_records: int) -> tuple[set[str], int, int]:
+    """Search the components exactly where asked (module docstring); returns the ids of the
+    clusters in searched components, the number of components searched, and the number left to
+    the sufficient conditions."""
     root = _roots(p)
     records: Counter = Counter()
     broken = {root[node] for node in p.unsound if node in root}
@@ -427,7 +434,7 @@ def _exact(out: list[str], p: _Parsed, exact: bool, max_records: int) -> tuple[i
         records[root[c.id]] += c.size
     n_components = len(set(root.values()))
     if p.k is None or p.m is None:
-        return 0, n_components
+        return set(), 0, n_components
     k, m = p.k, p.m
     chosen = {r for r, n in records.items() if r not in broken and (exact or n <= max_records)}
     comps = build_components(
@@ -449,7 +456,8 @@ def _exact(out: list[str], p: _Parsed, exact: bool, max_records: int) -> tuple[i
             low.setdefault(itemset, []).append((top, n))
     if low:
         _report_low(out, p, root, searched, low, k, m)
-    return len(searched), n_components - len(searched)
+    done = {leaf.id for comp in searched.values() for leaf in comp.leaves}
+    return done, len(searched), n_components - len(searched)
 
 
 def _report_low(out: list[str], p: _Parsed, root: dict[str, str], searched: dict[str, Component],
@@ -503,10 +511,14 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
     obj = release.to_json() if hasattr(release, "to_json") else release
     out: list[str] = []
     parsed = _parse(obj, source, out)
+    lemma2 = {}
     for c in parsed.clusters:
-        _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound)
+        line = _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound)
+        if line:
+            lemma2[c.id] = line
     chunks = sum(len(c.record_chunks) for c in parsed.clusters) + _check_joints(out, parsed)
-    n_exact, n_sufficient = _exact(out, parsed, exact, exact_max_records)
+    searched, n_exact, n_sufficient = _exact(out, parsed, exact, exact_max_records)
+    out.extend(line for cid, line in lemma2.items() if cid not in searched)
     return VerifyReport(ok=not out, violations=out, clusters_checked=len(parsed.clusters), chunks_checked=chunks,
                         components_exact=n_exact, components_sufficient=n_sufficient, k=parsed.k, m=parsed.m)
 
