@@ -20,7 +20,6 @@ was public, so such a release should be made again).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from typing import Any
 
 from anonymizer.seeds import check_seed
 from corpora.errors import InputError
-from corpora.files import read_text_bounded, write_json_atomic
+from corpora.files import parse_json, read_text_bounded, write_json_atomic
 
 __all__ = [
     "RELEASE_FORMAT",
@@ -379,14 +378,7 @@ def _read_json(path: str | os.PathLike[str]) -> Any:
     text = read_text_bounded(path, MAX_JSON_BYTES)
     if not text.strip():
         raise InputError(f"{path}: file is empty")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
-        raise InputError(f"{path}: not valid JSON ({str(exc)[:120]})") from None
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply (a release or truth file is at most 6 levels deep)") from None
+    return parse_json(text, str(path))
 
 
 def load_release(path: str | os.PathLike[str]) -> Release:

@@ -59,7 +59,6 @@ The exact search runs only on components without such violations.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -68,7 +67,7 @@ from typing import Any
 
 from anonymizer.exact import EXACT_MAX_RECORDS, Component, build_components, check_component
 from corpora.errors import InputError
-from corpora.files import read_text_bounded
+from corpora.files import parse_json, read_text_bounded
 
 __all__ = ["VerifyReport", "verify", "verify_file", "km_violations", "k_anonymity_violations",
            "MAX_ITEMSETS_PER_CHUNK", "EXACT_MAX_RECORDS"]
@@ -538,14 +537,7 @@ def verify_file(path: str | os.PathLike[str], exact: bool = False,
         repeated.extend(sorted(key for key, n in keys.items() if n > 1))
         return dict(items)
 
-    try:
-        obj = json.loads(text, object_pairs_hook=pairs)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not a release: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
-        raise InputError(f"{path}: not a release: not valid JSON ({str(exc)[:120]})") from None
-    except RecursionError:
-        raise InputError(f"{path}: not a release: JSON nested too deeply") from None
+    obj = parse_json(text, f"{path}: not a release", object_pairs_hook=pairs)
     report = verify(obj, exact=exact, exact_max_records=exact_max_records, source=str(path))
     if repeated:
         report.violations[:0] = [f"JSON: key {key!r} repeated in an object (a reader keeps only one value)"

@@ -44,7 +44,7 @@ import numpy as np
 from anonymizer.release import Release, Truth
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
-from corpora.files import atomic_open, read_text_bounded
+from corpora.files import atomic_open, parse_json, read_text_bounded
 
 __all__ = [
     "ATTACKERS",
@@ -364,14 +364,7 @@ def load_knowledge(path: str | os.PathLike[str]) -> Knowledge:
     for number, line in enumerate(read_text_bounded(path, MAX_KNOWLEDGE_BYTES).split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
-        except RecursionError:
-            raise InputError(f"{path}: line {number}: JSON nested too deeply (an itemset is a flat list)") from None
-        except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
-            raise InputError(f"{path}: line {number}: not valid JSON ({str(exc)[:80]})") from None
+        obj = parse_json(line, f"{path}: line {number}")
         if not isinstance(obj, list) or not obj or not all(isinstance(t, str) and t for t in obj):
             raise InputError(f"{path}: line {number}: an itemset must be a non-empty list of strings")
         itemsets.append(tuple(sorted(set(obj))))

@@ -46,7 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpora.errors import InputError
-from corpora.files import read_text_bounded
+from corpora.files import parse_json, read_text_bounded
 from corpora.messages import show
 
 __all__ = [
@@ -294,13 +294,7 @@ class WebConfig:
     def from_file(cls, path: str) -> WebConfig:
         """Read a config from a JSON file (at most 64 KiB of UTF-8; InputError in one line otherwise)."""
         text = read_text_bounded(path, _CONFIG_BYTES)
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-        except RecursionError:
-            raise InputError(f"{path}: not valid JSON (nested too deeply)") from None
-        return cls.from_json(obj, source=path)
+        return cls.from_json(parse_json(text, path), source=path)
 
     @classmethod
     def from_json(cls, obj: Any, source: str = "web NGD config") -> WebConfig:

@@ -24,7 +24,7 @@ from typing import IO, Any, BinaryIO
 
 from corpora.errors import InputError
 
-__all__ = ["atomic_open", "write_text_atomic", "write_json_atomic", "check_output_paths", "read_bounded",
+__all__ = ["atomic_open", "write_text_atomic", "write_json_atomic", "check_output_paths", "parse_json", "read_bounded",
            "read_text_bounded", "stale_temp_files"]
 
 _PIECE = 1 << 20  # bytes read at a time by read_bounded
@@ -200,3 +200,19 @@ def _size(n: int) -> str:
         if n >= scale and n % scale == 0:
             return f"{n // scale} {unit}"
     return f"{n} bytes"
+
+
+def parse_json(text: str, source: str, object_pairs_hook: Any = None) -> Any:
+    """``json.loads`` with every way decoding can fail as one :class:`InputError` line naming ``source``.
+
+    Besides syntax errors: nesting deep enough to exhaust Python's recursion (RecursionError) and
+    an integer literal too long to convert (ValueError, over 4300 digits).
+    """
+    try:
+        return json.loads(text, object_pairs_hook=object_pairs_hook)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{source}: not valid JSON (nested too deeply)") from None
+    except ValueError as exc:
+        raise InputError(f"{source}: not valid JSON ({str(exc)[:120]})") from None
