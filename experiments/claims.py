@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,8 +31,7 @@ from corpora.errors import InputError, run_cli
 from corpora.files import write_text_atomic
 from experiments.metrics import ALL_METRICS
 
-__all__ = ["TRENDS", "Claim", "ClaimResult", "claims_from_mapping", "evaluate_claim", "claims_table", "update_readme",
-           "main"]
+__all__ = ["TRENDS", "Claim", "ClaimResult", "evaluate_claim", "claims_table", "update_readme", "main"]
 
 TRENDS = ("rising", "falling", "flat")
 
@@ -70,11 +69,9 @@ def _scale(metric: str) -> float:
 
 def evaluate_claim(df, claim: Claim) -> ClaimResult:
     """Our numbers for ``claim`` from the tidy results frame ``df`` and the verdict."""
-    from experiments.plots import _matches
+    from experiments.plots import select_rows
 
-    sel = df[(df["status"] == "ok") & (df["metric"] == claim.metric) & df["value"].notna()]
-    for col, wanted in claim.where:
-        sel = sel[sel[col].map(lambda v, w=wanted: any(_matches(v, x) for x in w)).astype(bool)]
+    sel = select_rows(df, (claim.metric,), claim.where)
     result = ClaimResult(claim)
     if sel.empty:
         return result
@@ -146,16 +143,6 @@ def update_readme(readme: Path, results_dir: Path) -> list[str]:
         raise InputError(f"{readme}: no <!-- claims:NAME --> ... <!-- /claims:NAME --> block")
     write_text_atomic(readme, new)
     return done
-
-
-def claims_from_mapping(raw: Mapping[str, Any]) -> Claim:
-    """A claim from an already validated mapping (see :mod:`experiments.schema`)."""
-    return Claim(
-        id=str(raw["id"]), statement=str(raw["statement"]), metric=str(raw["metric"]), x=str(raw["x"]),
-        where=tuple((str(k), tuple(v) if isinstance(v, list | tuple) else (v,))
-                    for k, v in (raw.get("where") or {}).items()),
-        paper=tuple((float(a), float(b)) for a, b in (raw.get("paper") or {}).items()),
-        trend=raw.get("trend"), tolerance=float(raw.get("tolerance", 0.0)), reason=str(raw.get("reason", "")))
 
 
 def _main(argv: Sequence[str]) -> int:

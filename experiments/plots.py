@@ -118,13 +118,18 @@ def _num(v: Any) -> str:
     return str(v)
 
 
-def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[str]]:
-    """The points of ``plot`` from the tidy table, the parameters averaged over, the datasets drawn."""
-    sel = df[(df["status"] == "ok") & (df["metric"].isin(plot.metrics))]
-    for col, wanted in plot.where:
+def select_rows(df, metrics: Sequence[str], where: Sequence[tuple[str, Sequence[Any]]]):
+    """The successful rows of ``metrics`` with a value whose columns match every ``where`` filter."""
+    sel = df[(df["status"] == "ok") & (df["metric"].isin(metrics))]
+    for col, wanted in where:
         mask = sel[col].map(lambda v, w=wanted: any(_matches(v, x) for x in w))
         sel = sel[mask.astype(bool)]
-    sel = sel[sel["value"].notna()]
+    return sel[sel["value"].notna()]
+
+
+def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[str]]:
+    """The points of ``plot`` from the tidy table, the parameters averaged over, the datasets drawn."""
+    sel = select_rows(df, plot.metrics, plot.where)
     many = len(plot.metrics) > 1
     keys = [*(["metric"] if many else []), *plot.group_by, plot.x]
     fixed = {plot.x, *plot.group_by, *(c for c, _ in plot.where), "seed"}
