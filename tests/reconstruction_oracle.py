@@ -333,3 +333,11 @@ def truth_records(release: Mapping, truth: Mapping) -> list[list[frozenset]]:
         g += [frozenset()] * max(0, n_ghost_records - len(g))
         out.append(recs + g)
     return out
+
+
+def release_dict(clusters: Sequence[tuple], joints: Sequence[tuple] = (), k: int = 3, m: int = 2) -> dict:
+    """A release as plain JSON from (id, size, record chunks, term chunk) and (id, children, shared chunks)."""
+    return {"format": "disassociated/1", "params": {"k": k, "m": m},
+            "clusters": [{"id": cid, "size": size, "record_chunks": chunks, "term_chunk": terms}
+                         for cid, size, chunks, terms in clusters],
+            "joint_clusters": [{"id": jid, "children": ch, "shared_chunks": sc} for jid, ch, sc in joints]}

@@ -7,7 +7,7 @@ For random tiny hand-built releases: when the oracle finds a valid reconstructio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reconstruction_oracle import analyse, is_valid_reconstruction
+from reconstruction_oracle import analyse, is_valid_reconstruction, release_dict
 from release_strategies import per_cluster, tiny_releases
 
 from anonymizer.reconstruct import reconstruct
@@ -41,10 +41,7 @@ def test_uniform_term_rule_is_valid_too(obj, seed):
 
 
 def release(clusters, joints=(), k=2, m=2):
-    return {"format": "disassociated/1", "params": {"k": k, "m": m},
-            "clusters": [{"id": cid, "size": size, "record_chunks": chunks, "term_chunk": terms}
-                         for cid, size, chunks, terms in clusters],
-            "joint_clusters": [{"id": jid, "children": ch, "shared_chunks": sc} for jid, ch, sc in joints]}
+    return release_dict(clusters, joints, k, m)
 
 
 def test_issue9_refine_case_is_sampled_validly():

@@ -8,14 +8,11 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from paper_examples import fig2b
-from reconstruction_oracle import analyse, guarantee1_violations, is_valid_reconstruction
+from reconstruction_oracle import analyse, guarantee1_violations, is_valid_reconstruction, release_dict
 
 
 def release(clusters, joints=(), k=3, m=2):
-    return {"format": "disassociated/1", "params": {"k": k, "m": m},
-            "clusters": [{"id": cid, "size": size, "record_chunks": chunks, "term_chunk": terms}
-                         for cid, size, chunks, terms in clusters],
-            "joint_clusters": [{"id": jid, "children": ch, "shared_chunks": sc} for jid, ch, sc in joints]}
+    return release_dict(clusters, joints, k, m)
 
 
 def test_terrovitis2012_example1_breaks_guarantee1():
