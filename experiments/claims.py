@@ -7,9 +7,11 @@ statement and numbers, ours at the same x values, and a verdict:
 
 * ``trend`` (``rising``, ``falling`` or ``flat``): the sign of the change between the first and
   the last x of our means, with ``flat`` meaning a change of at most ``tolerance`` (in the units the
-  figure plots: percent for fractions). A claimed trend matches when ours has the same sign and,
-  for ``rising``/``falling``, moves by more than ``tolerance``.
-* ``paper`` values without a trend: each of ours must lie within ``tolerance`` of the paper's.
+  figure plots: percent for fractions). "trend matches" when ours has the same sign and, for
+  ``rising``/``falling``, moves by more than ``tolerance``; the paper's values, when given, are
+  printed beside ours but not judged (the stand-in data set the level).
+* ``paper`` values without a trend: "values match" when each of ours lies within ``tolerance`` of
+  the paper's.
 
 ``reason`` says, for a claim that differs, what was measured to explain it (data, setting or
 reading); the report prints it beside the verdict. ``python -m experiments.claims README.md
@@ -89,7 +91,9 @@ def evaluate_claim(df, claim: Claim) -> ClaimResult:
         for x, value in claim.paper:
             ours = result.ours.get(float(x))
             ok = ok and ours is not None and abs(ours - value) <= claim.tolerance
-    result.verdict = "matches" if ok else "differs"
+    what = "trend" if claim.trend is not None else "values"
+    result.verdict = f"{what} {'match' if ok else 'differ'}" if what == "values" else \
+        f"trend {'matches' if ok else 'differs'}"
     return result
 
 
@@ -117,7 +121,7 @@ def claims_table(results: Sequence[ClaimResult]) -> list[str]:
             ends = sorted(r.ours)
             xs = sorted(set(xs) | {ends[0], ends[-1]})
         ours = _values([(x, r.ours.get(x, float("nan"))) for x in xs], c.x) if r.ours else "no data"
-        reason = c.reason.replace("|", "\\|") if r.verdict == "differs" else ""
+        reason = c.reason.replace("|", "\\|") if r.verdict.endswith(("differs", "differ")) else ""
         lines.append(f"| {c.statement} [{c.metric}{unit} vs {c.x}] | {paper} | {ours} | {r.verdict} | {reason} |")
     return lines
 
