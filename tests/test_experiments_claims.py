@@ -19,22 +19,22 @@ RISING = Claim("awad-fig4", "PEM rises with delta", "pem", "max_cluster_size", (
 
 def test_a_rising_claim_matches_a_rising_line():
     r = evaluate_claim(rows({10: [0.2, 0.22], 30: [0.3, 0.3], 60: [0.5, 0.52]}), RISING)
-    assert r.verdict == "matches" and r.ours[10.0] == pytest.approx(21.0) and r.ours[60.0] == pytest.approx(51.0)
+    assert r.verdict == "trend matches" and r.ours[10.0] == pytest.approx(21.0) and r.ours[60.0] == pytest.approx(51.0)
 
 
 def test_a_falling_line_differs_and_the_reason_is_printed():
     r = evaluate_claim(rows({10: [0.7], 60: [0.3]}), RISING)
-    assert r.verdict == "differs"
+    assert r.verdict == "trend differs"
     [header, rule, line] = claims_table([r])
-    assert "| differs | single-chunk clusters dominate |" in line
+    assert "| trend differs | single-chunk clusters dominate |" in line
     assert "max_cluster_size=10: 17" in line and "max_cluster_size=10: 70" in line
 
 
 def test_values_within_tolerance_and_no_data():
     claim = Claim("t7a", "tKd about 5%", "tkd", "max_cluster_size", paper=((30, 5.0),), tolerance=2.0)
     df = rows({30: [0.06, 0.065]}, metric="tkd")
-    assert evaluate_claim(df, claim).verdict == "matches"
-    assert evaluate_claim(rows({30: [0.5]}, metric="tkd"), claim).verdict == "differs"
+    assert evaluate_claim(df, claim).verdict == "values match"
+    assert evaluate_claim(rows({30: [0.5]}, metric="tkd"), claim).verdict == "values differ"
     assert evaluate_claim(rows({30: [0.5]}, metric="pem"), claim).verdict == "no data"
 
 
@@ -74,5 +74,5 @@ def test_claims_in_a_sweep_file_are_validated_and_reported(tmp_path):
     assert run_main([str(path), "--results", str(tmp_path / "r")]) == 0
     table = (tmp_path / "r" / "claimed" / "claims.md").read_text()
     assert "fewer clusters when they may be larger" in table
-    assert "| matches |" in table or "| differs |" in table
+    assert "| trend matches |" in table or "| trend differs |" in table
     assert table in (tmp_path / "r" / "claimed" / "report.md").read_text()
