@@ -374,16 +374,12 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
     record_terms: dict[str, frozenset[str]] = {
         c.id: frozenset().union(*(_chunk_terms(ch) for ch in c.record_chunks)) for c in p.clusters}
     inner_terms: dict[str, frozenset[str]] = {}
-    term_chunk_terms: dict[str, frozenset[str]] = {c.id: frozenset(c.term_chunk) for c in p.clusters}
-    leaves: dict[str, list[str]] = {c.id: [c.id] for c in p.clusters}
 
     chunks = 0
     for joint in p.joints:
         name = f"joint cluster {joint.id}"
         t_r = frozenset().union(*(record_terms[ch] | inner_terms.get(ch, frozenset()) for ch in joint.children))
         record_terms[joint.id] = frozenset().union(*(record_terms[ch] for ch in joint.children))
-        term_chunk_terms[joint.id] = frozenset().union(*(term_chunk_terms[ch] for ch in joint.children))
-        leaves[joint.id] = [leaf for ch in joint.children for leaf in leaves[ch]]
         owner: dict[str, int] = {}
         for j, chunk in enumerate(joint.shared_chunks):
             chunks += 1
