@@ -61,7 +61,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -227,6 +227,24 @@ def _parse_params(params: Any, fatal: list[str]) -> tuple[int | None, int | None
     return k, m
 
 
+def _entries(obj: Mapping[str, Any], key: str, default: Any, seen: set[str],
+             fatal: list[str]) -> Iterator[tuple[Mapping[str, Any], str]]:
+    """The objects listed under ``key`` with their ids; a malformed entry or id is fatal and skipped."""
+    raw = obj.get(key, default)
+    if not isinstance(raw, list):
+        fatal.append(f"'{key}' must be a list, got {_short(raw)}")
+        return
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, Mapping):
+            fatal.append(f"{key}[{i}] must be an object, got {_short(entry)}")
+            continue
+        eid = entry.get("id")
+        if not isinstance(eid, str) or not eid or eid in seen:
+            fatal.append(f"{key}[{i}]: 'id' must be a unique non-empty string, got {_short(eid)}")
+            continue
+        yield entry, eid
+
+
 def _parse(obj: Any, source: str, out: list[str]) -> _Parsed:
     """Parse ``obj`` strictly. Content problems of a well-typed release go to ``out``; a document
     that is not a ``disassociated/1`` release (wrong format, a wrong type or range, a missing
@@ -242,18 +260,7 @@ def _parse(obj: Any, source: str, out: list[str]) -> _Parsed:
     seen: set[str] = set()
     records: dict[str, int] = {}  # node -> records under it
     clusters: list[_Cluster] = []
-    raw_clusters = obj.get("clusters")
-    if not isinstance(raw_clusters, list):
-        fatal.append(f"'clusters' must be a list, got {_short(raw_clusters)}")
-        raw_clusters = []
-    for i, c in enumerate(raw_clusters):
-        if not isinstance(c, Mapping):
-            fatal.append(f"clusters[{i}] must be an object, got {_short(c)}")
-            continue
-        cid = c.get("id")
-        if not isinstance(cid, str) or not cid or cid in seen:
-            fatal.append(f"clusters[{i}]: 'id' must be a unique non-empty string, got {_short(cid)}")
-            continue
+    for c, cid in _entries(obj, "clusters", None, seen, fatal):
         seen.add(cid)
         name = f"cluster {cid}"
         size = c.get("size")
@@ -279,18 +286,7 @@ def _parse(obj: Any, source: str, out: list[str]) -> _Parsed:
         fatal.append(f"the cluster sizes add up to more than {MAX_RECORDS} records")
     joints: list[_Joint] = []
     parent: dict[str, str] = {}
-    raw_joints = obj.get("joint_clusters", [])
-    if not isinstance(raw_joints, list):
-        fatal.append(f"'joint_clusters' must be a list, got {_short(raw_joints)}")
-        raw_joints = []
-    for i, j in enumerate(raw_joints):
-        if not isinstance(j, Mapping):
-            fatal.append(f"joint_clusters[{i}] must be an object, got {_short(j)}")
-            continue
-        jid = j.get("id")
-        if not isinstance(jid, str) or not jid or jid in seen:
-            fatal.append(f"joint_clusters[{i}]: 'id' must be a unique non-empty string, got {_short(jid)}")
-            continue
+    for j, jid in _entries(obj, "joint_clusters", [], seen, fatal):
         name = f"joint cluster {jid}"
         raw_children = j.get("children")
         if not isinstance(raw_children, list) or not raw_children:
