@@ -20,7 +20,11 @@
 Several reconstructions (section 7, Figure 7d): ``re`` is computed on the pair supports averaged
 over the r reconstructions (the paper's re-r2/re-r5/re-r10); ``tkd`` is the mean of the r
 single-reconstruction values (an average support is not a dataset one can mine). The per-run
-values are kept in :class:`UtilityReport`.
+values are kept in :class:`UtilityReport`. :func:`re_by_rank` draws Figure 7d itself: re over
+windows of term ranks (0-20, 100-120, 200-220, 300-320, 400-420 in the paper) with the supports
+averaged over the first r of one set of reconstructions (r = 1, 2, 5, 10: re, re-r2, re-r5,
+re-r10), so every r reuses the same reconstructions, as the paper's "10 random reconstructions"
+are reused.
 
 Top-K itemsets (section 6, eq. 2; tKd and tKd-a use K = 1000, section 7.1). Definition
 implemented: FI is every itemset whose support reaches s_K, the K-th largest itemset support of
@@ -78,7 +82,15 @@ __all__ = [
     "tlost",
     "ranked_terms",
     "utility_report",
+    "FIGURE_7D_WINDOWS",
+    "FIGURE_7D_AVERAGED",
+    "re_by_rank",
 ]
+
+FIGURE_7D_WINDOWS: tuple[tuple[int, int], ...] = ((0, 20), (100, 120), (200, 220), (300, 320), (400, 420))
+"""The term-rank windows of Terrovitis2012 Figure 7d (0-based, half-open)."""
+FIGURE_7D_AVERAGED: tuple[int, ...] = (1, 2, 5, 10)
+"""How many reconstructions Figure 7d averages: re (one), re-r2, re-r5, re-r10."""
 
 
 
@@ -503,3 +515,39 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         re_runs=re_runs,
         warnings=notes,
     )
+
+
+def re_by_rank(original: TransactionDataset, release: Release,
+               windows: Sequence[tuple[int, int]] = FIGURE_7D_WINDOWS,
+               averaged: Sequence[int] = FIGURE_7D_AVERAGED, seed: int = 0) -> dict[tuple[int, int], float]:
+    """Terrovitis2012 Figure 7d: ``{(window start, r): re}`` for every rank window and every r.
+
+    ``max(averaged)`` reconstructions are drawn once (seeds ``seed``, ``seed + 1``, ...); the re of
+    a window with r reconstructions compares the original pair supports of the window's terms with
+    their mean over the first r reconstructions (section 7: "averaging the itemset supports on
+    them"). A window past the number of distinct terms raises :class:`InputError`.
+    """
+    if not windows:
+        raise InputError("re_by_rank: no rank window given")
+    counts = sorted({int(r) for r in averaged})
+    if not counts or counts[0] < 1:
+        raise InputError(f"re_by_rank: the numbers of reconstructions must be at least 1, got {list(averaged)}")
+    if release.n_records != len(original):
+        raise InputError(
+            f"the release covers {release.n_records} records but the original dataset has {len(original)}"
+        )
+    window_terms = [ranked_terms(original, (int(lo), int(hi))) for lo, hi in windows]
+    union = sorted({t for terms in window_terms for t in terms})
+    position = {t: i for i, t in enumerate(union)}
+    slices = [np.array([position[t] for t in terms]) for terms in window_terms]
+    s_o = _pair_supports(original, union)
+    running = np.zeros_like(s_o)
+    out: dict[tuple[int, int], float] = {}
+    for i in range(counts[-1]):
+        running += _pair_supports(reconstruct(release, seed=seed + i), union)
+        r = i + 1
+        if r in counts:
+            mean = running / r
+            for (lo, _hi), idx in zip(windows, slices, strict=True):
+                out[(int(lo), r)] = _re_from(s_o[np.ix_(idx, idx)], mean[np.ix_(idx, idx)])
+    return out

@@ -14,7 +14,15 @@ statement and numbers, ours at the same x values, and a verdict:
   the paper's.
 
 ``reason`` says, for a claim that differs, what was measured to explain it (data, setting or
-reading); the report prints it beside the verdict. ``python -m experiments.claims README.md
+reading); the report prints it beside the verdict. Two keys put the measurement itself there,
+computed from the same table, so the explanation is a number and not a sentence typed once:
+
+* ``controls``: other row selections (``{dataset: WV2-fitted}``: a dataset fitted to the paper's
+  published statistics) on which the same claim is evaluated. A trend that holds on the control
+  and not on the main data is explained by what the control changes.
+* ``explain``: other metrics (``linkable_chunk_share``, the ceiling of PEM) printed at the claim's
+  first and last x on the main rows, with the ``attack``/``method``/``chunks`` filters dropped
+  (those metrics come from the anonymizer, not from an attacker). ``python -m experiments.claims README.md
 results/`` copies each sweep's table into the README between ``<!-- claims:NAME -->`` and
 ``<!-- /claims:NAME -->`` markers, so the README's tables are the sweeps' own output.
 """
@@ -52,6 +60,17 @@ class Claim:
     trend: str | None = None
     tolerance: float = 0.0
     reason: str = ""
+    controls: tuple[tuple[tuple[str, tuple[Any, ...]], ...], ...] = ()
+    """Row selections (each overriding keys of ``where``) on which the claim is evaluated again."""
+    explain: tuple[str, ...] = ()
+    """Metrics printed beside the verdict at the claim's first and last x."""
+
+    def under(self, override: Sequence[tuple[str, tuple[Any, ...]]]) -> Claim:
+        """The same claim on the rows ``where`` updated by ``override`` (no controls, no explanation)."""
+        where = dict(self.where)
+        where.update(dict(override))
+        return Claim(self.id, self.statement, self.metric, self.x, tuple(where.items()), self.paper, self.trend,
+                     self.tolerance)
 
 
 @dataclass
@@ -62,6 +81,10 @@ class ClaimResult:
     ours: dict[float, float] = field(default_factory=dict)
     """Our mean at every x of the selected rows (plotted units)."""
     verdict: str = "no data"
+    controls: list[ClaimResult] = field(default_factory=list)
+    """The claim evaluated on each of ``claim.controls``."""
+    explained: dict[str, dict[float, float]] = field(default_factory=dict)
+    """Each ``claim.explain`` metric's means at the claim's x values (plotted units)."""
 
 
 def _scale(metric: str) -> float:
@@ -69,16 +92,28 @@ def _scale(metric: str) -> float:
     return 100.0 if info is not None and info.fraction else 1.0
 
 
-def evaluate_claim(df, claim: Claim) -> ClaimResult:
-    """Our numbers for ``claim`` from the tidy results frame ``df`` and the verdict."""
+def _means(df, metric: str, x: str, where: Sequence[tuple[str, tuple[Any, ...]]]) -> dict[float, float]:
     from experiments.plots import select_rows
 
-    sel = select_rows(df, (claim.metric,), claim.where)
-    result = ClaimResult(claim)
+    sel = select_rows(df, (metric,), where)
     if sel.empty:
+        return {}
+    means = sel.groupby(x)["value"].mean() * _scale(metric)
+    return {float(a): float(v) for a, v in means.items()}
+
+
+_STEP_FILTERS = ("attack", "method", "chunks", "rank")
+
+
+def evaluate_claim(df, claim: Claim) -> ClaimResult:
+    """Our numbers for ``claim`` from the tidy results frame ``df``, the verdict, controls and explanations."""
+    result = ClaimResult(claim)
+    result.controls = [evaluate_claim(df, claim.under(override)) for override in claim.controls]
+    neutral = [(key, val) for key, val in claim.where if key not in _STEP_FILTERS]
+    result.explained = {metric: _means(df, metric, claim.x, neutral) for metric in claim.explain}
+    result.ours = _means(df, claim.metric, claim.x, claim.where)
+    if not result.ours:
         return result
-    means = sel.groupby(claim.x)["value"].mean() * _scale(claim.metric)
-    result.ours = {float(x): float(v) for x, v in means.items()}
     xs = sorted(result.ours)
     ok = True
     if claim.trend is not None:
@@ -107,6 +142,37 @@ def _values(pairs: Sequence[tuple[float, float]], x: str) -> str:
     return ", ".join(f"{x}={_fmt(float(a))}: {_fmt(b)}" for a, b in pairs)
 
 
+def _ours(r: ClaimResult) -> str:
+    """Our means at the paper's x values and at our first and last x."""
+    c = r.claim
+    if not r.ours:
+        return "no data"
+    xs = {float(x) for x, _ in c.paper}
+    ends = sorted(r.ours)
+    xs |= {ends[0], ends[-1]}
+    return _values([(x, r.ours.get(x, float("nan"))) for x in sorted(xs)], c.x)
+
+
+def _measured(r: ClaimResult) -> list[str]:
+    """The generated part of the last column: explaining metrics, then the controls."""
+    out = []
+    for metric, means in r.explained.items():
+        info = ALL_METRICS.get(metric)
+        name = info.label if info is not None else metric
+        unit = " (%)" if _scale(metric) == 100.0 else ""
+        if means:
+            ends = sorted(means)
+            shown = _values([(x, means[x]) for x in dict.fromkeys((ends[0], ends[-1]))], r.claim.x)
+        else:
+            shown = "no data"
+        out.append(f"{name}{unit}: {shown}")
+    for control in r.controls:
+        where = ", ".join(f"{k}={'/'.join(map(str, v))}" for k, v in control.claim.where
+                          if dict(r.claim.where).get(k) != v)
+        out.append(f"on {where}: {control.verdict} ({_ours(control)})")
+    return out
+
+
 def claims_table(results: Sequence[ClaimResult]) -> list[str]:
     """Markdown lines: one row per claim (paper, ours at the paper's x values and at the ends, verdict)."""
     lines = ["| claim | paper | ours | verdict | why it differs (measured) |", "|---|---|---|---|---|"]
@@ -116,13 +182,12 @@ def claims_table(results: Sequence[ClaimResult]) -> list[str]:
         paper = _values(c.paper, c.x) if c.paper else "-"
         if c.trend:
             paper = f"{c.trend}; {paper}" if c.paper else c.trend
-        xs = [float(x) for x, _ in c.paper] if c.paper else []
-        if r.ours:
-            ends = sorted(r.ours)
-            xs = sorted(set(xs) | {ends[0], ends[-1]})
-        ours = _values([(x, r.ours.get(x, float("nan"))) for x in xs], c.x) if r.ours else "no data"
-        reason = c.reason.replace("|", "\\|") if r.verdict.endswith(("differs", "differ")) else ""
-        lines.append(f"| {c.statement} [{c.metric}{unit} vs {c.x}] | {paper} | {ours} | {r.verdict} | {reason} |")
+        parts = [c.reason] if c.reason and r.verdict.endswith(("differs", "differ")) else []
+        measured = _measured(r)
+        if measured:
+            parts.append("measured: " + "; ".join(measured))
+        reason = " ".join(parts).replace("|", "\\|")
+        lines.append(f"| {c.statement} [{c.metric}{unit} vs {c.x}] | {paper} | {_ours(r)} | {r.verdict} | {reason} |")
     return lines
 
 

@@ -179,7 +179,7 @@ def expand_runs(spec: SweepSpec, resolve: Callable[[DatasetSpec], str] | None = 
                             "seed": seed,
                             "attacks": _jsonable(attacks),
                             "metrics": list(spec.metrics),
-                            "utility": _jsonable(spec.utility),
+                            "utility": _jsonable({**spec.utility, **dict(ds.utility)}),
                             "base_dir": spec.base_dir,
                         }
                         key = run_key(config)

@@ -60,11 +60,23 @@ _LIST = [
     MetricInfo("term_chunk_share", "anonymizer", "term-chunk share of term occurrences", fraction=True),
     MetricInfo("dataset_records", "anonymizer", "records in the dataset", unit="count"),
     MetricInfo("dataset_density", "anonymizer", "dataset density (type-token ratio)"),
+    # How many clusters a cover problem can be linked across (Awad2019 section 3.3 needs two record
+    # chunks in one cluster): the share of chunks in such clusters is the ceiling of PEM.
+    MetricInfo("multi_chunk_clusters", "anonymizer", "clusters with two or more record chunks", fraction=True,
+               default=False),
+    MetricInfo("linkable_chunk_share", "anonymizer", "record chunks in multi-chunk clusters (PEM's ceiling)",
+               fraction=True, default=False),
     MetricInfo("tkd", "utility", "tKd", fraction=True, default=False),
     MetricInfo("tkd_a", "utility", "tKd-a", fraction=True, default=False),
     MetricInfo("re", "utility", "re (relative error)", default=False),
     MetricInfo("re_a", "utility", "re-a (relative error)", default=False),
     MetricInfo("tlost", "utility", "tlost", fraction=True, default=False),
+    # Terrovitis2012 Figure 7d: re over term-rank windows (column ``rank``), supports averaged over r
+    # reconstructions; recorded on datasets whose utility settings give ``re_windows``.
+    MetricInfo("re_r1", "utility", "re (1 reconstruction)", default=False),
+    MetricInfo("re_r2", "utility", "re-r2 (2 reconstructions)", default=False),
+    MetricInfo("re_r5", "utility", "re-r5 (5 reconstructions)", default=False),
+    MetricInfo("re_r10", "utility", "re-r10 (10 reconstructions)", default=False),
     # RAE is drawn in percent, the unit of Awad2019 Figure 6 ("between 1% for BMS1 and 0.1% for BMS2")
     MetricInfo("rae", "utility", "RAE (relative association error)", fraction=True, default=False),
     MetricInfo("utility_seconds", "utility", "utility measurement time", unit="s", default=False),

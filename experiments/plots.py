@@ -50,8 +50,9 @@ PARAM_LABELS = {
     "attack": "attack",
     "method": "method",
     "chunks": "attacked chunks",
+    "rank": "term frequency rank (first of a window of 20)",
 }
-_NUMERIC = {"k", "m", "max_cluster_size", "density", "records", "seed"}
+_NUMERIC = {"k", "m", "max_cluster_size", "density", "records", "seed", "rank"}
 
 
 @dataclass(frozen=True)
@@ -138,9 +139,9 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
     datasets = sorted({str(d) for d in sel["dataset"]})
     if sel.empty:
         return points, averaged, datasets
-    for col in (*RUN_PARAMS, "attack", "method", "chunks"):
+    for col in (*RUN_PARAMS, "attack", "method", "chunks", "rank"):
         # averaged over: a column that takes several values inside one plotted point
-        if col not in fixed and sel.groupby(keys, dropna=False)[col].nunique(dropna=False).max() > 1:
+        if col in sel.columns and col not in fixed and sel.groupby(keys, dropna=False)[col].nunique(dropna=False).max() > 1:
             averaged.append(f"{col} ({sel[col].nunique(dropna=False)} values)")
     for key, part in sel.groupby(keys, sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)

@@ -11,7 +11,7 @@ Layout of ``results/<name>/``:
 * ``figures/*.png|svg`` and ``report.md``: see :mod:`experiments.plots`.
 
 The work of a run is a *task*: a callable ``task(config) -> list[dict]`` returning metric rows
-(``metric``, ``value`` and optionally ``attack``, ``method``, ``chunks``, ``seconds``). The
+(``metric``, ``value`` and optionally ``attack``, ``method``, ``chunks``, ``rank``, ``seconds``). The
 default task, :func:`experiments.tasks.run_task`, calls the anonymizer and the attacks; tests
 and other studies pass their own. A task that raises is recorded as a failed run (its error
 kept in the table) and the sweep goes on.
@@ -58,12 +58,12 @@ __all__ = [
 ]
 
 RUN_FORMAT = "experiments-run/1"
-CSV_COLUMNS = ("run", *RUN_PARAMS, "attack", "method", "chunks", "metric", "value", "seconds", "status", "error",
-               "versions")
+CSV_COLUMNS = ("run", *RUN_PARAMS, "attack", "method", "chunks", "rank", "metric", "value", "seconds", "status",
+               "error", "versions")
 """Columns of ``results.csv``."""
 
 Task = Callable[[Mapping[str, Any]], list[dict[str, Any]]]
-_ROW_KEYS = {"metric", "value", "attack", "method", "chunks", "seconds"}
+_ROW_KEYS = {"metric", "value", "attack", "method", "chunks", "rank", "seconds"}
 _CSV_EVERY = 5.0
 
 
@@ -98,6 +98,7 @@ def _check_rows(rows: Any) -> list[dict[str, Any]]:
             "attack": str(row.get("attack", "") or ""),
             "method": str(row.get("method", "") or ""),
             "chunks": str(row.get("chunks", "") or ""),
+            "rank": int(row["rank"]) if row.get("rank") is not None else None,
             "metric": str(row["metric"]),
             "value": value if math.isfinite(value) else None,
             "seconds": float(row["seconds"]) if row.get("seconds") is not None else None,
@@ -169,13 +170,13 @@ def write_results_csv(path: Path, runs: Sequence[Run], records: Mapping[str, Map
         params = run.params
         base = [run.key, *(_fmt(params[p]) for p in RUN_PARAMS)]
         if rec["status"] == "error":
-            writer.writerow([*base, "", "", "", "error", "", _fmt(rec.get("seconds")), "error", rec.get("error") or "",
-                             rec.get("versions", "")])
+            writer.writerow([*base, "", "", "", "", "error", "", _fmt(rec.get("seconds")), "error",
+                             rec.get("error") or "", rec.get("versions", "")])
             n += 1
             continue
         for row in rec["rows"]:
-            writer.writerow([*base, row["attack"], row["method"], row["chunks"], row["metric"], _fmt(row["value"]),
-                             _fmt(row["seconds"]), "ok", "", rec.get("versions", "")])
+            writer.writerow([*base, row["attack"], row["method"], row["chunks"], _fmt(row.get("rank")), row["metric"],
+                             _fmt(row["value"]), _fmt(row["seconds"]), "ok", "", rec.get("versions", "")])
             n += 1
     write_text_atomic(path, buf.getvalue())
     return n
@@ -189,7 +190,9 @@ def read_results(path: str | os.PathLike[str]):
                                   "method": str, "chunks": str, "metric": str, "status": str, "error": str,
                                   "refine": str, "safe": str,
                                   "versions": str}, keep_default_na=False, na_values={"value": [""], "seconds": [""]})
-    for col in ("records", "density", "k", "m", "max_cluster_size", "seed", "value", "seconds"):
+    if "rank" not in df.columns:  # a table written before the rank column existed
+        df["rank"] = ""
+    for col in ("records", "density", "k", "m", "max_cluster_size", "seed", "rank", "value", "seconds"):
         df[col] = pd.to_numeric(df[col].replace("", None), errors="coerce")
     for col in ("refine", "safe"):
         df[col] = df[col].map({"true": True, "false": False})

@@ -98,6 +98,7 @@ COLUMNS = (
     "attack",
     "method",
     "chunks",
+    "rank",
 )
 """Parameter columns of the tidy results table (usable as plot axes, groups, filters, --only keys)."""
 
@@ -120,13 +121,15 @@ _TOP_KEYS = (
     "zip_results",
     "claims",
 )
-_DATASET_KEYS = ("name", "text", "label", "density", "records", "seed", "stand_in", "options", "grid", "attacks")
+_DATASET_KEYS = ("name", "text", "label", "density", "records", "seed", "stand_in", "options", "grid", "attacks",
+                 "utility")
 _RANGE_KEYS = ("from", "to", "step")
 _COVER_KEYS = ("attackers", "moderate_share")
 _SEMANTIC_KEYS = ("scorers", "selectors", "chunks", "reference", "vpa_limit")
-_UTILITY_KEYS = ("top_k", "re_range", "reconstructions")
+_UTILITY_KEYS = ("top_k", "re_range", "reconstructions", "re_windows")
 _PLOT_KEYS = ("id", "metric", "x", "group_by", "where", "title", "xlabel", "ylabel", "logx", "note")
-_CLAIM_KEYS = ("id", "statement", "metric", "x", "where", "paper", "trend", "tolerance", "reason")
+_CLAIM_KEYS = ("id", "statement", "metric", "x", "where", "paper", "trend", "tolerance", "reason", "controls",
+               "explain")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -160,6 +163,10 @@ class Limits:
     """Most runs in one sweep (datasets x densities x sizes x grid points x seeds)."""
     jobs: int = 1_024
     """Most worker processes."""
+    rank_max: int = 10**7
+    """Largest term rank in a re window (no dataset here has ten million distinct terms)."""
+    reconstructions: int = 1_000
+    """Most reconstructions one utility measurement may draw."""
 
 
 LIMITS = Limits()
@@ -413,6 +420,8 @@ class DatasetSpec:
     ``grid`` overrides grid parameters for this dataset only (one sweep can sweep delta on
     kosarak and k on a text build); ``attacks`` picks which of the sweep's attacks run on it
     (default: cover on every dataset, semantic on text builds only, where its scorers apply).
+    ``utility`` overrides keys of the sweep's ``utility`` section for this dataset only (one
+    figure's settings, e.g. Terrovitis2012 Figure 7d's ``re_windows`` on POS alone).
     """
 
     names: tuple[str, ...] = ()
@@ -425,6 +434,7 @@ class DatasetSpec:
     options: tuple[tuple[str, Any], ...] = ()
     grid: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     attacks: tuple[str, ...] | None = None
+    utility: tuple[tuple[str, Any], ...] = ()
 
     @property
     def is_text(self) -> bool:
@@ -543,9 +553,14 @@ def _parse_datasets(ctx: _Ctx, value: Any, base_dir: str) -> tuple[DatasetSpec, 
         if "attacks" in entry:
             sel = _as_list(entry["attacks"])
             attacks_sel = tuple(_choice(ctx, a, f"{path}.attacks", ("cover", "semantic")) for a in sel)
+        utility_override: tuple[tuple[str, Any], ...] = ()
+        if "utility" in entry:
+            raw_u = _as_mapping(ctx, entry["utility"], f"{path}.utility")
+            parsed = _parse_utility(ctx, raw_u, f"{path}.utility")
+            utility_override = tuple((key, parsed[key]) for key in sorted(raw_u))
         out.append(DatasetSpec(names=names, text=text, label=label, densities=densities, records=records,
                                seed=seed, stand_in=stand_in, options=options, grid=grid_override,
-                               attacks=attacks_sel))
+                               attacks=attacks_sel, utility=utility_override))
     labels = [d.display() for d in out]
     for i, lab in enumerate(labels):
         if labels.index(lab) != i:
@@ -736,23 +751,40 @@ def _parse_attacks(ctx: _Ctx, value: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _parse_utility(ctx: _Ctx, value: Any) -> dict[str, Any]:
+def _rank_range(ctx: _Ctx, rr: Any, path: str) -> list[int]:
+    if not isinstance(rr, list) or len(rr) != 2:
+        raise ctx.fail(path, f"expected [first, last] term ranks, got {_show(rr)}")
+    lo = _int(ctx, rr[0], f"{path}[0]", 0, maximum=LIMITS.rank_max)
+    hi = _int(ctx, rr[1], f"{path}[1]", lo + 2, maximum=LIMITS.rank_max)
+    return [lo, hi]
+
+
+def _parse_utility(ctx: _Ctx, value: Any, path: str = "utility") -> dict[str, Any]:
+    """The ``utility`` section (or a dataset's override of it, at ``path``).
+
+    ``re_windows`` (Terrovitis2012 Figure 7d) lists term-rank windows ``[first, last]``; when
+    present, the runs record ``re_r1``, ``re_r2``, ``re_r5`` and ``re_r10`` for every window
+    (column ``rank``: the window's first rank). It is absent by default, so it changes no other run.
+    """
     out: dict[str, Any] = {"top_k": 1000, "re_range": [200, 220], "reconstructions": 1}
     if value is None:
         return out
-    value = _as_mapping(ctx, value, "utility")
-    _check_keys(ctx, value, _UTILITY_KEYS, "utility")
+    value = _as_mapping(ctx, value, path)
+    _check_keys(ctx, value, _UTILITY_KEYS, path)
     if "top_k" in value:
-        out["top_k"] = _int(ctx, value["top_k"], "utility.top_k", 1)
+        out["top_k"] = _int(ctx, value["top_k"], f"{path}.top_k", 1)
     if "reconstructions" in value:
-        out["reconstructions"] = _int(ctx, value["reconstructions"], "utility.reconstructions", 1)
+        out["reconstructions"] = _int(ctx, value["reconstructions"], f"{path}.reconstructions", 1,
+                                      maximum=LIMITS.reconstructions)
     if "re_range" in value:
-        rr = value["re_range"]
-        if not isinstance(rr, list) or len(rr) != 2:
-            raise ctx.fail("utility.re_range", f"expected [first, last] term ranks, got {_show(rr)}")
-        lo = _int(ctx, rr[0], "utility.re_range[0]", 0)
-        hi = _int(ctx, rr[1], "utility.re_range[1]", lo + 1)
-        out["re_range"] = [lo, hi]
+        out["re_range"] = _rank_range(ctx, value["re_range"], f"{path}.re_range")
+    if "re_windows" in value:
+        windows = value["re_windows"]
+        if not isinstance(windows, list) or not windows or len(windows) > 64:
+            raise ctx.fail(f"{path}.re_windows", f"expected a list of 1-64 [first, last] term ranks, got "
+                           f"{_show(windows)}")
+        out["re_windows"] = [_rank_range(ctx, w, f"{path}.re_windows[{i}]") for i, w in enumerate(windows)]
+        _unique(ctx, [w[0] for w in out["re_windows"]], f"{path}.re_windows")
     return out
 
 
@@ -882,9 +914,20 @@ def _parse_claims(ctx: _Ctx, value: Any, metrics: Sequence[str]) -> tuple[Claim,
         if trend is None and not paper:
             raise ctx.fail(path, "give the paper's 'trend', its 'paper' values, or both")
         tolerance = _number(ctx, entry.get("tolerance", 0), f"{path}.tolerance", low=0)
+        controls = []
+        for j, control in enumerate(_as_list(entry["controls"]) if "controls" in entry else []):
+            cpath = f"{path}.controls[{j}]"
+            control = _as_mapping(ctx, control, cpath)
+            if not control:
+                raise ctx.fail(cpath, "expected a row selection such as {dataset: WV2-fitted}")
+            _check_keys(ctx, control, COLUMNS, cpath)
+            controls.append(tuple((key, tuple(_as_list(val))) for key, val in control.items()))
+        explained = _as_list(entry["explain"]) if "explain" in entry else []
+        explain = tuple(_choice(ctx, m, f"{path}.explain", list(metrics)) for m in explained)
         out.append(Claim(cid, _str(ctx, entry["statement"], f"{path}.statement"), metric, x, tuple(where),
                          tuple(paper), trend, float(tolerance),
-                         _str(ctx, entry["reason"], f"{path}.reason") if "reason" in entry else ""))
+                         _str(ctx, entry["reason"], f"{path}.reason") if "reason" in entry else "",
+                         tuple(controls), explain))
     return tuple(out)
 
 

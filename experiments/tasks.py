@@ -116,10 +116,27 @@ def _scorer_label(spec: str) -> str:
 
 
 # --------------------------------------------------------------------------- the task
+_RE_BY_RANK = {"re_r1", "re_r2", "re_r5", "re_r10"}  # Terrovitis2012 Figure 7d
 def _row(metric: str, value: Any, seconds: float | None = None, attack: str = "", method: str = "",
-         chunks: str = "") -> dict[str, Any]:
+         chunks: str = "", rank: int | None = None) -> dict[str, Any]:
     return {"metric": metric, "value": None if value is None else float(value), "seconds": seconds,
-            "attack": attack, "method": method, "chunks": chunks}
+            "attack": attack, "method": method, "chunks": chunks, "rank": rank}
+
+
+def _chunk_structure_rows(release: Any, method: str) -> list[dict[str, Any]]:
+    """Share of clusters with two or more record chunks, and of record chunks inside them.
+
+    Awad2019's PEM counts only chunks whose cover problem can be linked to another record chunk
+    of the cluster (section 3.3), so the second share bounds PEM from above: it is what the
+    measured reasons beside the papers' PEM and breach figures cite.
+    """
+    per_cluster = [len(c.record_chunks) for c in release.clusters]
+    n_chunks = sum(per_cluster)
+    multi = [n for n in per_cluster if n >= 2]
+    return [
+        _row("multi_chunk_clusters", len(multi) / len(per_cluster) if per_cluster else 0.0, method=method),
+        _row("linkable_chunk_share", sum(multi) / n_chunks if n_chunks else 0.0, method=method),
+    ]
 
 
 def _anonymizer_rows(ds: TransactionDataset, release: Any, seconds: float, method: str) -> list[dict[str, Any]]:
@@ -165,6 +182,7 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         rows.append(_row("safe_seconds", elapsed, elapsed, method=method))
         if "rlm" in wanted:
             rows.append(_row("rlm", rlm(release, published), method=method))
+    rows += _chunk_structure_rows(published, method)
 
     utility_metrics = {"tkd", "tkd_a", "re", "re_a", "tlost"} & wanted
     if utility_metrics:
@@ -178,6 +196,15 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         for name in sorted(utility_metrics):
             rows.append(_row(name, getattr(report, name), method=method))
         rows.append(_row("utility_seconds", elapsed, elapsed, method=method))
+    figure_7d = sorted(_RE_BY_RANK & wanted)
+    if figure_7d and config["utility"].get("re_windows"):
+        from anonymizer.utility import re_by_rank
+
+        windows = [(int(lo), int(hi)) for lo, hi in config["utility"]["re_windows"]]
+        values = re_by_rank(ds, published, windows, [int(name[4:]) for name in figure_7d], seed=seed)
+        for name in figure_7d:
+            for lo, _hi in windows:
+                rows.append(_row(name, values[(lo, int(name[4:]))], method=method, rank=lo))
     if "rae" in wanted:
         from anonymizer.safe_metrics import rae
 
