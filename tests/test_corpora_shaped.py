@@ -45,3 +45,31 @@ def test_registry_lists_the_stand_ins():
     assert {"wv1-shaped", "wv2-shaped", "pos-shaped"} <= set(dataset_names())
     kinds = {i.name: i.kind for i in list_datasets()}
     assert kinds["wv1-shaped"] == "stand-in"
+
+
+# ---------------------------------------------------------------- fitted stand-ins (controls)
+@pytest.mark.parametrize("name, like", [("wv1-fitted", "bms-webview-1"), ("wv2-fitted", "bms-webview-2")])
+def test_fitted_stand_in_has_the_papers_records_items_and_average_length(name, like):
+    ds = load_dataset(name)
+    paper = PAPER_STATISTICS[like]
+    assert len(ds) == paper.records
+    assert len(ds.vocabulary) == paper.items
+    assert abs(float(ds.lengths.mean()) - paper.avg_length) < 0.05
+    assert load_dataset(name) == ds  # seeded
+
+
+def test_poisson_mean_is_corrected_for_the_length_floor():
+    import math
+
+    from corpora.shaped import poisson_mean_for
+
+    for avg in (1.5, 2.5, 5.0, 6.5):
+        lam = poisson_mean_for(avg)
+        assert lam + math.exp(-lam) == pytest.approx(avg, abs=1e-9)
+    assert poisson_mean_for(1.0) == 0.0
+
+
+def test_registry_lists_the_fitted_stand_ins():
+    kinds = {i.name: i for i in list_datasets()}
+    assert kinds["pos-fitted"].kind == "stand-in" and kinds["pos-fitted"].records == 515_597
+    assert "fitted" in kinds["pos-fitted"].description

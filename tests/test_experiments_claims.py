@@ -76,3 +76,39 @@ def test_claims_in_a_sweep_file_are_validated_and_reported(tmp_path):
     assert "fewer clusters when they may be larger" in table
     assert "| trend matches |" in table or "| trend differs |" in table
     assert table in (tmp_path / "r" / "claimed" / "report.md").read_text()
+
+
+def test_controls_and_explaining_metrics_are_measured_from_the_table():
+    df = pd.concat([
+        rows({10: [0.03], 60: [0.02]}, dataset="BMS1"),                                  # falls: differs
+        rows({10: [0.2], 60: [0.5]}, dataset="BMS1-fitted"),                             # the control rises
+        rows({10: [0.04], 60: [0.025]}, metric="linkable_chunk_share", dataset="BMS1"),  # PEM's ceiling
+    ]).assign(method=lambda d: d["metric"].map({"pem": "strong"}).fillna("disassociation"))
+    claim = Claim("c", "PEM rises with delta", "pem", "max_cluster_size",
+                  (("dataset", ("BMS1",)), ("method", ("strong",))), trend="rising", tolerance=1.0,
+                  reason="few linkable chunks", controls=((("dataset", ("BMS1-fitted",)),),),
+                  explain=("linkable_chunk_share",))
+    r = evaluate_claim(df, claim)
+    assert r.verdict == "trend differs"
+    assert r.controls[0].verdict == "trend matches" and r.controls[0].ours == {10.0: 20.0, 60.0: 50.0}
+    assert r.explained["linkable_chunk_share"] == {10.0: pytest.approx(4.0), 60.0: pytest.approx(2.5)}
+    [_, _, line] = claims_table([r])
+    assert "few linkable chunks measured: record chunks in multi-chunk clusters (PEM's ceiling) (%): " \
+           "max_cluster_size=10: 4, max_cluster_size=60: 2.5" in line
+    assert "on dataset=BMS1-fitted: trend matches (max_cluster_size=10: 20, max_cluster_size=60: 50)" in line
+
+
+def test_controls_and_explain_are_validated():
+    from corpora.errors import InputError
+    from experiments.schema import parse_sweep
+
+    base = {"name": "s", "datasets": ["terrovitis2012-fig2"], "grid": {"k": 2, "m": 2, "max_cluster_size": 4},
+            "metrics": ["clusters", "linkable_chunk_share"]}
+    claim = {"id": "c", "statement": "s", "metric": "clusters", "x": "k", "trend": "flat"}
+    ok = parse_sweep({**base, "claims": [{**claim, "controls": [{"dataset": "x"}], "explain": "linkable_chunk_share"}]})
+    assert ok.claims[0].controls == ((("dataset", ("x",)),),) and ok.claims[0].explain == ("linkable_chunk_share",)
+    for bad, message in (({"controls": [{"datset": "x"}]}, "did you mean 'dataset'"),
+                         ({"controls": [{}]}, "row selection"),
+                         ({"explain": ["pem"]}, "'pem' is not allowed")):
+        with pytest.raises(InputError, match=message):
+            parse_sweep({**base, "claims": [{**claim, **bad}]})

@@ -116,3 +116,33 @@ def test_sweep_attackers_know_real_records(tmp_path, monkeypatch):
     assert run_cli(main, [str(path), "--results", str(tmp_path / "r")]) == 0
     assert dict(sources)["strong"] == "truth" and dict(sources)["moderate"] == "truth"
     assert dict(sources)["weak"].startswith("release+")
+
+
+def test_figure_7d_windows_give_rank_rows_on_one_dataset_only(tmp_path, capsys):
+    """A dataset's own ``utility`` (Terrovitis2012 Figure 7d) adds re per rank window there alone."""
+    spec = {
+        "name": "fig7d",
+        "datasets": [
+            {"name": "synthetic:records=800,domain=60,avg_length=5,seed=0", "label": "with-windows",
+             "utility": {"re_windows": [[0, 10], [20, 30]]}},
+            {"name": "synthetic:records=800,domain=60,avg_length=5,seed=1", "label": "plain"},
+        ],
+        "grid": {"k": 2, "m": 2, "max_cluster_size": 6, "horpart": "original", "verpart": "original"},
+        "metrics": ["re", "re_r1", "re_r2", "linkable_chunk_share"],
+        "utility": {"top_k": 10, "re_range": [0, 10]},
+        "seeds": [0],
+        "plots": [{"id": "fig7d", "metric": ["re_r1", "re_r2"], "x": "rank", "where": {"dataset": "with-windows"}}],
+    }
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    assert run_cli(main, [str(path), "--results", str(tmp_path / "r")]) == 0, capsys.readouterr().err
+    with open(tmp_path / "r" / "fig7d" / "results.csv", encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    windows = {(r["metric"], r["rank"]) for r in rows if r["dataset"] == "with-windows" and r["rank"]}
+    assert windows == {(m, w) for m in ("re_r1", "re_r2") for w in ("0", "20")}
+    assert not [r for r in rows if r["dataset"] == "plain" and r["metric"].startswith("re_r")]
+    same = [float(r["value"]) for r in rows if r["dataset"] == "with-windows" and
+            (r["metric"], r["rank"]) in (("re", ""), ("re_r1", "0"))]
+    assert len(same) == 2 and same[0] == pytest.approx(same[1])  # re over ranks 0-10 is re_r1's first window
+    assert {r["metric"] for r in rows} >= {"linkable_chunk_share"}
+    assert (tmp_path / "r" / "fig7d" / "figures" / "fig7d.png").is_file()

@@ -234,3 +234,34 @@ def test_pair_product_and_per_itemset_counting_agree(tracts, top):
         ranked = sorted(brute.values(), reverse=True)
         cut = ranked[top - 1] if len(ranked) >= top else 1
         assert without.itemsets == {s: n for s, n in brute.items() if n >= cut}
+
+
+# ---------------------------------------------------------------- Terrovitis2012 Figure 7d
+def test_re_by_rank_matches_re_on_the_same_reconstructions():
+    from anonymizer.disassociate import disassociate
+    from anonymizer.reconstruct import reconstruct
+    from anonymizer.utility import re, re_by_rank
+    from corpora.registry import load_dataset
+
+    ds = load_dataset("synthetic:records=3000,domain=300,avg_length=6,seed=4")
+    release, _ = disassociate(ds, k=3, m=2, max_cluster_size=12, horpart="original", verpart="original", seed=1)
+    windows = [(0, 20), (40, 60)]
+    got = re_by_rank(ds, release, windows, averaged=(1, 3), seed=5)
+    assert set(got) == {(0, 1), (0, 3), (40, 1), (40, 3)}
+    runs = [reconstruct(release, seed=5 + i) for i in range(3)]
+    for lo, hi in windows:
+        assert got[(lo, 1)] == pytest.approx(re(ds, runs[0], (lo, hi)))
+        assert got[(lo, 3)] == pytest.approx(re(ds, runs, (lo, hi)))
+
+
+def test_re_by_rank_rejects_bad_settings():
+    from anonymizer.disassociate import disassociate
+    from anonymizer.utility import re_by_rank
+    from corpora.registry import load_dataset
+
+    ds = load_dataset("synthetic:records=500,domain=40,avg_length=4,seed=0")
+    release, _ = disassociate(ds, k=2, m=2, max_cluster_size=8, seed=0)
+    with pytest.raises(InputError, match="at least 1"):
+        re_by_rank(ds, release, [(0, 10)], averaged=(0,))
+    with pytest.raises(InputError, match="distinct terms"):
+        re_by_rank(ds, release, [(100, 120)])
