@@ -141,7 +141,9 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
         return points, averaged, datasets
     for col in (*RUN_PARAMS, "attack", "method", "chunks", "rank"):
         # averaged over: a column that takes several values inside one plotted point
-        if col in sel.columns and col not in fixed and sel.groupby(keys, dropna=False)[col].nunique(dropna=False).max() > 1:
+        if col not in sel.columns or col in fixed:
+            continue
+        if sel.groupby(keys, dropna=False)[col].nunique(dropna=False).max() > 1:
             averaged.append(f"{col} ({sel[col].nunique(dropna=False)} values)")
     for key, part in sel.groupby(keys, sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
