@@ -151,9 +151,8 @@ def fit_like(like: str, seed: int = 0, name: str | None = None) -> TransactionDa
 
     paper = PAPER_STATISTICS[like]
     lam = poisson_mean_for(paper.avg_length)
-    ds = generate_quest(records=paper.records, domain=paper.items, avg_length=max(lam, 1e-9), skew=1.0,
-                        seed=seed, name=name)
-    return ds
+    return generate_quest(records=paper.records, domain=paper.items, avg_length=max(lam, 1e-9), skew=1.0,
+                          seed=seed, name=name)
 
 
 def compare(dataset: TransactionDataset, like: str) -> str:

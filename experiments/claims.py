@@ -135,7 +135,7 @@ def evaluate_claim(df, claim: Claim) -> ClaimResult:
 def _fmt(v: float | None) -> str:
     if v is None or math.isnan(v):
         return "-"
-    return f"{v:.3g}"
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
 def _values(pairs: Sequence[tuple[float, float]], x: str) -> str:
