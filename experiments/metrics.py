@@ -89,6 +89,8 @@ _LIST = [
     MetricInfo("pem", "cover", "PEM (vulnerable record chunks)", fraction=True),
     MetricInfo("vulnerable_chunks", "cover", "vulnerable record chunks", unit="count"),
     MetricInfo("pem_literal", "cover", "PEM, Definition 3 on every chunk", fraction=True, default=False),
+    MetricInfo("pem_of_linkable", "cover", "vulnerable share of the linkable record chunks (PEM / its ceiling)",
+               fraction=True, default=False),
     MetricInfo("cover_seconds", "cover", "breach detection time", unit="s"),
     MetricInfo("accuracy", "semantic", "accuracy", fraction=True),
     MetricInfo("accuracy_strict", "semantic", "accuracy (one-to-one records)", fraction=True, default=False),

@@ -218,6 +218,7 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         from attacks.knowledge import make_knowledge
 
         cov = attacks["cover"]
+        linkable = sum(len(c.record_chunks) for c in published.clusters if len(c.record_chunks) >= 2)
         for attacker in cov["attackers"]:
             # Barakat2016 section 6 simulates attackers from the real records ("a strict subset of D"):
             # a sweep has the truth, so knowledge comes from it, never from a reconstruction.
@@ -235,6 +236,8 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
                 _row("pem", rep.pem, took, "cover", attacker),
                 _row("vulnerable_chunks", rep.vulnerable_chunks, took, "cover", attacker),
                 _row("pem_literal", rep.pem_literal, took, "cover", attacker),
+                _row("pem_of_linkable", rep.vulnerable_chunks / linkable if linkable else 0.0, took, "cover",
+                     attacker),
                 _row("cover_seconds", took, took, "cover", attacker),
             ]
 
