@@ -146,3 +146,20 @@ def test_figure_7d_windows_give_rank_rows_on_one_dataset_only(tmp_path, capsys):
     assert len(same) == 2 and same[0] == pytest.approx(same[1])  # re over ranks 0-10 is re_r1's first window
     assert {r["metric"] for r in rows} >= {"linkable_chunk_share"}
     assert (tmp_path / "r" / "fig7d" / "figures" / "fig7d.png").is_file()
+
+
+def test_pem_is_its_ceiling_times_the_covered_share_of_linkable_chunks():
+    """PEM (Awad2019 3.3) = linkable_chunk_share x pem_of_linkable, measured on one run."""
+    from experiments.tasks import run_task
+
+    config = {"dataset": {"names": ["synthetic:records=1500,domain=80,avg_length=6,seed=2"], "label": "s",
+                          "records": None, "density": None, "text": None},
+              "k": 3, "m": 2, "max_cluster_size": 12, "horpart": "original", "verpart": "original",
+              "refine": True, "safe": False, "seed": 0, "attacks": {"cover": {"attackers": ["strong"],
+                                                                             "moderate_share": 0.5}},
+              "metrics": ["pem", "pem_of_linkable", "linkable_chunk_share", "multi_chunk_clusters"],
+              "utility": {"top_k": 10, "re_range": [0, 10], "reconstructions": 1}}
+    got = {r["metric"]: r["value"] for r in run_task(config)}
+    assert set(got) == set(config["metrics"])
+    assert 0 < got["linkable_chunk_share"] <= 1 and 0 <= got["multi_chunk_clusters"] <= got["linkable_chunk_share"]
+    assert got["pem"] == pytest.approx(got["linkable_chunk_share"] * got["pem_of_linkable"])
