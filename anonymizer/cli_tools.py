@@ -63,6 +63,19 @@ def load_input_dataset(spec: str) -> TransactionDataset:
     return load_dataset(spec)
 
 
+def _peek_format(path: str) -> str | None:
+    """The ``format`` value of a release file, read from its first 4 KiB (None if not found)."""
+    import re
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    found = re.search(rb'"format"\s*:\s*"([^"]{1,40})"', head)
+    return found.group(1).decode("ascii", "replace") if found else None
+
+
 def _verify(argv: Sequence[str]) -> int:
     from anonymizer.verify import EXACT_MAX_RECORDS, verify_file
 
@@ -76,6 +89,18 @@ def _verify(argv: Sequence[str]) -> int:
     parser.add_argument("--exact-max-records", type=_nonneg_int, default=EXACT_MAX_RECORDS, metavar="N",
                         help=f"search components of at most N records exactly (default {EXACT_MAX_RECORDS}; 0: none)")
     args = parser.parse_args(argv)
+    if _peek_format(args.release) == "generalized/1":
+        from anonymizer.generalized import MAX_JSON_BYTES
+        from anonymizer.verify_generalized import verify_generalized
+        from corpora.files import parse_json, read_text_bounded
+
+        obj = parse_json(read_text_bounded(args.release, MAX_JSON_BYTES), f"{args.release}: not a release")
+        greport = verify_generalized(obj, source=args.release)
+        for line in greport.violations:
+            print(line)
+        print(f"{greport.summary()}: {args.release}"
+              + (f" (k={greport.k}, m={greport.m})" if greport.k is not None else ""))
+        return 0 if greport.ok else 1
     report = verify_file(args.release, exact=args.exact, exact_max_records=args.exact_max_records)
     for line in report.violations:
         print(line)
