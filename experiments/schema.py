@@ -59,6 +59,7 @@ from corpora.messages import show
 from experiments.claims import TRENDS, Claim
 from experiments.metrics import (
     ALL_METRICS,
+    ANONYMIZERS,
     ATTACKERS,
     CHUNKS,
     HORPARTS,
@@ -80,7 +81,8 @@ __all__ = [
     "parse_sweep",
 ]
 
-GRID_PARAMS = ("k", "m", "max_cluster_size", "horpart", "verpart", "refine", "safe")
+GRID_PARAMS = ("k", "m", "max_cluster_size", "horpart", "verpart", "refine", "safe", "anonymizer", "epsilon",
+               "fanout")
 """The parameters of the grid section, in the order the runs are enumerated."""
 
 COLUMNS = (
@@ -94,6 +96,9 @@ COLUMNS = (
     "verpart",
     "refine",
     "safe",
+    "anonymizer",
+    "epsilon",
+    "fanout",
     "seed",
     "attack",
     "method",
@@ -120,12 +125,13 @@ _TOP_KEYS = (
     "zip_results",
     "claims",
 )
-_DATASET_KEYS = ("name", "text", "label", "density", "records", "seed", "stand_in", "options", "grid", "attacks")
+_DATASET_KEYS = ("name", "text", "label", "density", "records", "seed", "stand_in", "options", "grid", "attacks",
+                 "utility")
 _RANGE_KEYS = ("from", "to", "step")
 _COVER_KEYS = ("attackers", "moderate_share")
 _SEMANTIC_KEYS = ("scorers", "selectors", "chunks", "reference", "vpa_limit")
 _UTILITY_KEYS = ("top_k", "re_range", "reconstructions")
-_PLOT_KEYS = ("id", "metric", "x", "group_by", "where", "title", "xlabel", "ylabel", "logx", "note")
+_PLOT_KEYS = ("id", "metric", "x", "group_by", "where", "title", "xlabel", "ylabel", "logx", "note", "best_over")
 _CLAIM_KEYS = ("id", "statement", "metric", "x", "where", "paper", "trend", "tolerance", "reason")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -425,6 +431,9 @@ class DatasetSpec:
     options: tuple[tuple[str, Any], ...] = ()
     grid: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     attacks: tuple[str, ...] | None = None
+    utility: tuple[tuple[str, Any], ...] = ()
+    """Overrides of the sweep's ``utility`` settings for this dataset (Terrovitis2012 Figure 11c
+    measures re over the 0-20th terms on POS)."""
 
     @property
     def is_text(self) -> bool:
@@ -453,6 +462,9 @@ class PlotSpec:
     ylabel: str | None = None
     logx: bool = False
     note: str | None = None
+    best_over: str | None = None
+    """A column (``epsilon``): each point is the best (lowest) mean over its values, as Terrovitis2012
+    Figure 11 reports DiffPart's best budget."""
 
     @property
     def metric(self) -> str:
@@ -543,9 +555,14 @@ def _parse_datasets(ctx: _Ctx, value: Any, base_dir: str) -> tuple[DatasetSpec, 
         if "attacks" in entry:
             sel = _as_list(entry["attacks"])
             attacks_sel = tuple(_choice(ctx, a, f"{path}.attacks", ("cover", "semantic")) for a in sel)
+        util_override: tuple[tuple[str, Any], ...] = ()
+        if "utility" in entry:
+            parsed = _parse_utility(ctx, entry["utility"], f"{path}.utility")
+            given = _as_mapping(ctx, entry["utility"], f"{path}.utility")
+            util_override = tuple((key, parsed[key]) for key in _UTILITY_KEYS if key in given)
         out.append(DatasetSpec(names=names, text=text, label=label, densities=densities, records=records,
                                seed=seed, stand_in=stand_in, options=options, grid=grid_override,
-                               attacks=attacks_sel))
+                               attacks=attacks_sel, utility=util_override))
     labels = [d.display() for d in out]
     for i, lab in enumerate(labels):
         if labels.index(lab) != i:
@@ -629,6 +646,12 @@ def _grid_values(ctx: _Ctx, name: str, value: Any, path: str | None = None) -> t
             out.append(_choice(ctx, v, p, HORPARTS))
         elif name == "verpart":
             out.append(_choice(ctx, v, p, VERPARTS))
+        elif name == "anonymizer":
+            out.append(_choice(ctx, v, p, ANONYMIZERS))
+        elif name == "epsilon":
+            out.append(float(_number(ctx, v, p, 0.0, 1e6, low_open=True)))
+        elif name == "fanout":
+            out.append(_int(ctx, v, p, 2, " (a hierarchy node has at least 2 children)", maximum=1_000))
         else:
             out.append(_bool(ctx, v, p))
     _unique(ctx, out, path)
@@ -643,7 +666,13 @@ _GRID_DEFAULTS: dict[str, tuple[Any, ...]] = {
     "verpart": ("strict",),
     "refine": (True,),
     "safe": (False,),
+    "anonymizer": ("disassociation",),
+    "epsilon": (1.0,),
+    "fanout": (5,),
 }
+"""Grid defaults. ``anonymizer`` (disassociation | apriori | diffpart), ``epsilon`` (DiffPart) and
+``fanout`` (the automatic hierarchy of Apriori, DiffPart and tKd-ML^2) are left out of a run's
+configuration while they keep their defaults, so the cache keys of older sweeps stay valid."""
 
 
 def _parse_grid(ctx: _Ctx, value: Any) -> dict[str, tuple[Any, ...]]:
@@ -736,22 +765,22 @@ def _parse_attacks(ctx: _Ctx, value: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _parse_utility(ctx: _Ctx, value: Any) -> dict[str, Any]:
+def _parse_utility(ctx: _Ctx, value: Any, where: str = "utility") -> dict[str, Any]:
     out: dict[str, Any] = {"top_k": 1000, "re_range": [200, 220], "reconstructions": 1}
     if value is None:
         return out
-    value = _as_mapping(ctx, value, "utility")
-    _check_keys(ctx, value, _UTILITY_KEYS, "utility")
+    value = _as_mapping(ctx, value, where)
+    _check_keys(ctx, value, _UTILITY_KEYS, where)
     if "top_k" in value:
-        out["top_k"] = _int(ctx, value["top_k"], "utility.top_k", 1)
+        out["top_k"] = _int(ctx, value["top_k"], f"{where}.top_k", 1)
     if "reconstructions" in value:
-        out["reconstructions"] = _int(ctx, value["reconstructions"], "utility.reconstructions", 1)
+        out["reconstructions"] = _int(ctx, value["reconstructions"], f"{where}.reconstructions", 1)
     if "re_range" in value:
         rr = value["re_range"]
         if not isinstance(rr, list) or len(rr) != 2:
-            raise ctx.fail("utility.re_range", f"expected [first, last] term ranks, got {_show(rr)}")
-        lo = _int(ctx, rr[0], "utility.re_range[0]", 0)
-        hi = _int(ctx, rr[1], "utility.re_range[1]", lo + 1)
+            raise ctx.fail(f"{where}.re_range", f"expected [first, last] term ranks, got {_show(rr)}")
+        lo = _int(ctx, rr[0], f"{where}.re_range[0]", 0)
+        hi = _int(ctx, rr[1], f"{where}.re_range[1]", lo + 1)
         out["re_range"] = [lo, hi]
     return out
 
@@ -845,8 +874,11 @@ def _parse_plots(ctx: _Ctx, value: Any, metrics: Sequence[str]) -> tuple[PlotSpe
         for key in ("title", "xlabel", "ylabel", "note"):
             texts[key] = _str(ctx, entry[key], f"{path}.{key}") if key in entry else None
         logx = _bool(ctx, entry["logx"], f"{path}.logx") if "logx" in entry else False
+        best = _choice(ctx, entry["best_over"], f"{path}.best_over", COLUMNS) if "best_over" in entry else None
+        if best is not None and (best == x or best in group):
+            raise ctx.fail(f"{path}.best_over", f"'{best}' is already the x axis or a line")
         out.append(PlotSpec(id=pid, metrics=tuple(wanted), x=x, group_by=group, where=tuple(where), logx=logx,
-                            **texts))
+                            best_over=best, **texts))
     return tuple(out)
 
 
