@@ -20,6 +20,9 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages, not an installed copy
 
 
 def run_one(name: str, method: str, k: int, m: int, fanout: int, epsilon: float) -> dict:
