@@ -153,7 +153,7 @@ def _check_method_options(args: argparse.Namespace) -> None:
     need = {"disassociation": ("k", "m", "max_cluster_size"), "apriori": ("k", "m"), "diffpart": ("epsilon",)}
     for name in need[args.method]:
         if getattr(args, name) is None:
-            raise InputError(f"--method {args.method} needs {_ONLY[name][0]}")
+            raise InputError(f"{_ONLY[name][0]} is required with --method {args.method}")
     if args.hierarchy is not None and args.fanout is not None:
         raise InputError("give --hierarchy FILE or --fanout F, not both")
 
