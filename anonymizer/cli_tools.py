@@ -197,7 +197,6 @@ def _utility(argv: Sequence[str]) -> int:
         def show(value: float | None, note: str) -> str:
             return f"{value:.4f}   {note}" if value is not None else f"n/a      {note}"
 
-        print(f"method {report.method}")
         runs = (f"mean of {report.reconstructions} reconstruction(s)" if not generalized
                 else "on the published records")
         print(f"tKd      {show(report.tkd, f'(top-{report.top_k}, {runs})')}")
@@ -210,6 +209,7 @@ def _utility(argv: Sequence[str]) -> int:
         print(f"tlost    {show(report.tlost, tlost_note)}")
         print(f"tKd-ML2  {show(report.tkd_ml2, '(top-K generalized itemsets over all hierarchy levels)')}")
         print(f"NCP      {show(report.ncp, '(normalized certainty penalty of generalized items)')}")
+        print(f"method  {report.method}")
         print(f"seconds {seconds:.2f}")
     return 0
 

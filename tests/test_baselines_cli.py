@@ -118,7 +118,7 @@ def test_diffpart_seed_determinism_and_secrecy(data, tmp_path, capsys):
     assert anonymizer_main(["verify", str(paths[0])]) == 0
     assert anonymizer_main(["utility", str(data), str(paths[0]), "--re-range", "0", "4", "--top-k", "5"]) == 0
     text = capsys.readouterr().out
-    assert "method diffpart" in text and "tKd-ML2" in text and "NCP      n/a" in text
+    assert "method  diffpart" in text and "tKd-ML2" in text and "NCP      n/a" in text
 
 
 def test_disassociation_default_and_ml2_in_utility(data, tmp_path, capsys):
