@@ -1,5 +1,11 @@
 """`python -m anonymizer INPUT -k K -m M --max-cluster-size D ... -o release.json [--truth truth.json]`.
 
+``--method disassociation`` (the default) disassociates; ``--method apriori -k K -m M [--hierarchy
+FILE | --fanout F]`` generalizes (:mod:`anonymizer.apriori`) and ``--method diffpart --epsilon E
+[--hierarchy FILE | --fanout F] [--seed S] [--truth owner.json]`` publishes noisy records
+(:mod:`anonymizer.diffpart`); both write a ``generalized/1`` release (:mod:`anonymizer.generalized`).
+Options that belong to one method only are refused with another, in one line.
+
 Disassociates a dataset (a file, or a name known to :mod:`corpora.registry`) and writes the
 release, and optionally the truth, atomically: both files appear together at the end or none
 does. Prints a short summary: clusters, joint clusters, record chunks, the share of term
@@ -19,6 +25,7 @@ import time
 from collections.abc import Sequence
 from typing import NoReturn
 
+from anonymizer.hierarchy import DEFAULT_FANOUT
 from anonymizer.horpart import HORPART_STRATEGIES
 from anonymizer.release import Release, Truth
 from anonymizer.safe import TARGETS as SAFE_TARGETS
@@ -29,7 +36,26 @@ from corpora.errors import InputError
 from corpora.files import atomic_open, check_output_paths
 from corpora.formats import FORMATS
 
-__all__ = ["main", "build_parser", "summarize"]
+__all__ = ["main", "build_parser", "summarize", "METHODS"]
+
+METHODS = ("disassociation", "apriori", "diffpart")
+_ONLY = {
+    "max_cluster_size": ("--max-cluster-size", ("disassociation",)),
+    "horpart": ("--horpart", ("disassociation",)),
+    "verpart": ("--verpart", ("disassociation",)),
+    "no_refine": ("--no-refine", ("disassociation",)),
+    "safe": ("--safe", ("disassociation",)),
+    "safe_targets": ("--safe-targets", ("disassociation",)),
+    "k": ("-k", ("disassociation", "apriori")),
+    "m": ("-m", ("disassociation", "apriori")),
+    "hierarchy": ("--hierarchy", ("apriori", "diffpart")),
+    "fanout": ("--fanout", ("apriori", "diffpart")),
+    "epsilon": ("--epsilon", ("diffpart",)),
+    "threshold": ("--threshold", ("diffpart",)),
+    "seed": ("--seed", ("disassociation", "diffpart")),
+    "truth": ("--truth", ("disassociation", "diffpart")),
+}
+"""Option -> (its flag, the methods it belongs to)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,21 +71,32 @@ def build_parser() -> argparse.ArgumentParser:
         description="Disassociate a transaction dataset into a k^m-anonymous release (Terrovitis2012).",
     )
     p.add_argument("input", metavar="INPUT", help="dataset file (spmf/kdd/basket/jsonl) or registry name")
-    p.add_argument("-k", type=int, required=True, help="k of k^m-anonymity (>= 2)")
-    p.add_argument("-m", type=int, required=True, help="m of k^m-anonymity (>= 1)")
-    p.add_argument("--max-cluster-size", type=int, required=True, dest="max_cluster_size",
-                   help="largest cluster HORPART keeps (>= 2k-1; >= k with --horpart abandon)")
-    p.add_argument("--horpart", choices=HORPART_STRATEGIES, default="original",
+    p.add_argument("--method", choices=METHODS, default="disassociation",
+                   help="disassociation (Terrovitis2012, default); apriori (k^m-anonymity by generalization, "
+                        "Terrovitis et al. 2008); diffpart (differential privacy, Chen et al. 2011)")
+    p.add_argument("-k", type=int, default=None, help="k of k^m-anonymity (>= 2; disassociation, apriori)")
+    p.add_argument("-m", type=int, default=None, help="m of k^m-anonymity (>= 1; disassociation, apriori)")
+    p.add_argument("--max-cluster-size", type=int, default=None, dest="max_cluster_size",
+                   help="largest cluster HORPART keeps (>= 2k-1; >= k with --horpart abandon; disassociation only)")
+    p.add_argument("--hierarchy", default=None, metavar="FILE",
+                   help="apriori, diffpart: item hierarchy, one line per item: item;parent;...;top")
+    p.add_argument("--fanout", type=int, default=None,
+                   help=f"apriori, diffpart: build a balanced hierarchy of this fan-out over the sorted items "
+                        f"(default {DEFAULT_FANOUT} when no --hierarchy is given)")
+    p.add_argument("--epsilon", type=float, default=None, help="diffpart: privacy budget epsilon (> 0)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="diffpart: partition threshold in standard deviations of the noise (default 2)")
+    p.add_argument("--horpart", choices=HORPART_STRATEGIES, default=None,
                    help="horizontal partitioning: original = Terrovitis2012's HORPART (clusters smaller than k "
                         "then join their neighbour in split order); abandon = AlShuhail2021's reading (a split "
                         "leaving fewer than k records is abandoned; clusters may exceed the maximum); "
                         "suppression, adding, remaining = AlShuhail2021 3.3.1 (default: original)")
-    p.add_argument("--verpart", choices=VERPART_STRATEGIES, default="strict",
+    p.add_argument("--verpart", choices=VERPART_STRATEGIES, default=None,
                    help="vertical partitioning: original = Terrovitis2012's VERPART (only term combinations "
                         "that occur must reach k); strict, grouped = AlShuhail2021 3.3.3 (default: strict)")
     p.add_argument("--no-refine", action="store_true", help="skip REFINE (no joint clusters)")
     p.add_argument("--safe", action="store_true", help="apply safe disassociation (Awad2019) afterwards")
-    p.add_argument("--safe-targets", choices=SAFE_TARGETS, default="linkable",
+    p.add_argument("--safe-targets", choices=SAFE_TARGETS, default=None,
                    help="with --safe: treat the chunks with a cover problem that another record chunk of the "
                         "cluster can be linked to (linkable, Awad2019 3.3, what PEM counts) or every such chunk "
                         "(every, Definition 3 alone)")
@@ -70,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "be guessed, and whoever knows it can undo the shuffles and find the ghost records")
     p.add_argument("--format", choices=FORMATS, default=None, help="input format (default: by extension)")
     p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
-    p.add_argument("--truth", default=None, help="truth file to write (JSON, never publish it)")
+    p.add_argument("--truth", default=None,
+                   help="truth file to write (JSON, never publish it); diffpart: the owner file with the seed")
     return p
 
 
@@ -106,9 +144,31 @@ def _write(release: Release, truth: Truth | None, release_path: str, truth_path:
                 tout.write(json.dumps(truth.to_json(), ensure_ascii=False) + "\n")
 
 
+def _check_method_options(args: argparse.Namespace) -> None:
+    """One line for an option given with a method it does not belong to, or a required one missing."""
+    for name, (flag, methods) in _ONLY.items():
+        value = getattr(args, name)
+        if value not in (None, False) and args.method not in methods:
+            raise InputError(f"{flag} belongs to --method {' or '.join(methods)}, not to --method {args.method}")
+    need = {"disassociation": ("k", "m", "max_cluster_size"), "apriori": ("k", "m"), "diffpart": ("epsilon",)}
+    for name in need[args.method]:
+        if getattr(args, name) is None:
+            raise InputError(f"{_ONLY[name][0]} is required with --method {args.method}")
+    if args.hierarchy is not None and args.fanout is not None:
+        raise InputError("give --hierarchy FILE or --fanout F, not both")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the disassociation command line; returns the exit status (InputError for bad input)."""
+    """Run the anonymizer command line; returns the exit status (InputError for bad input)."""
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    _check_method_options(args)
+    if args.method != "disassociation":
+        from anonymizer.cli_baselines import run_baseline
+
+        return run_baseline(args)
+    args.horpart = args.horpart or "original"
+    args.verpart = args.verpart or "strict"
+    args.safe_targets = args.safe_targets or "linkable"
     check_output_paths({"release": args.output, "truth": args.truth}, {"input dataset": args.input})
     from anonymizer.disassociate import DisassociationTimings, disassociate, validate_parameters
 

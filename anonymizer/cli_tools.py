@@ -6,9 +6,11 @@
   if ok, 1 if not, 2 if the file is not a release at all.
 * ``reconstruct RELEASE --seed S -o OUT.jsonl``: one dataset of the inverse transformation
   (:mod:`anonymizer.reconstruct`), written atomically as JSON lines (one sorted array per record).
-* ``utility INPUT RELEASE [--reconstructions R] [--top-k K] [--seed S] [--re-range A B] [--json]``:
-  tKd, tKd-a, re, re-a and tlost (:mod:`anonymizer.utility`); INPUT is a dataset file or a
-  registered dataset name.
+* ``utility INPUT RELEASE [--reconstructions R] [--top-k K] [--seed S] [--re-range A B] [--json]
+  [--hierarchy FILE | --fanout F]``: tKd, tKd-a, re, re-a, tlost (:mod:`anonymizer.utility`),
+  tKd-ML^2 and NCP (:mod:`anonymizer.multilevel`) of a disassociated or a ``generalized/1``
+  release (Apriori, DiffPart; the metrics that do not apply print ``n/a``); INPUT is a dataset
+  file or a registered dataset name.
 
 Bad arguments raise :class:`InputError` (one line, exit status 2 through the dispatcher).
 """
@@ -63,6 +65,19 @@ def load_input_dataset(spec: str) -> TransactionDataset:
     return load_dataset(spec)
 
 
+def _peek_format(path: str) -> str | None:
+    """The ``format`` value of a release file, read from its first 4 KiB (None if not found)."""
+    import re
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    found = re.search(rb'"format"\s*:\s*"([^"]{1,40})"', head)
+    return found.group(1).decode("ascii", "replace") if found else None
+
+
 def _verify(argv: Sequence[str]) -> int:
     from anonymizer.verify import EXACT_MAX_RECORDS, verify_file
 
@@ -76,6 +91,18 @@ def _verify(argv: Sequence[str]) -> int:
     parser.add_argument("--exact-max-records", type=_nonneg_int, default=EXACT_MAX_RECORDS, metavar="N",
                         help=f"search components of at most N records exactly (default {EXACT_MAX_RECORDS}; 0: none)")
     args = parser.parse_args(argv)
+    if _peek_format(args.release) == "generalized/1":
+        from anonymizer.generalized import MAX_JSON_BYTES
+        from anonymizer.verify_generalized import verify_generalized
+        from corpora.files import parse_json, read_text_bounded
+
+        obj = parse_json(read_text_bounded(args.release, MAX_JSON_BYTES), f"{args.release}: not a release")
+        greport = verify_generalized(obj, source=args.release)
+        for line in greport.violations:
+            print(line)
+        print(f"{greport.summary()}: {args.release}"
+              + (f" (k={greport.k}, m={greport.m})" if greport.k is not None else ""))
+        return 0 if greport.ok else 1
     report = verify_file(args.release, exact=args.exact, exact_max_records=args.exact_max_records)
     for line in report.violations:
         print(line)
@@ -111,7 +138,8 @@ def _utility(argv: Sequence[str]) -> int:
     from anonymizer.utility import utility_report
 
     parser = _Parser(prog="python -m anonymizer utility",
-                     description="Information loss of a release: tKd, tKd-a, re, re-a, tlost (Terrovitis2012 6-7).")
+                     description="Information loss of a release: tKd, tKd-a, re, re-a, tlost, tKd-ML^2, NCP "
+                                 "(Terrovitis2012 6-7); disassociated or generalized/1 (apriori, diffpart).")
     parser.add_argument("input", help="the original dataset: a file or a registered dataset name")
     parser.add_argument("release", help="release JSON file")
     parser.add_argument("--reconstructions", type=_pos_int, default=1, help="reconstructions to average (default 1)")
@@ -120,14 +148,44 @@ def _utility(argv: Sequence[str]) -> int:
     parser.add_argument("--re-range", type=_nonneg_int, nargs=2, default=(200, 220), metavar=("START", "END"),
                         help="0-based, half-open support ranks of the re terms (default 200 220)")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.add_argument("--hierarchy", default=None, metavar="FILE",
+                        help="hierarchy for tKd-ML^2 (item;parent;...;top per line); default: the release's own "
+                             "(apriori, diffpart) or a balanced tree of --fanout over the original's items")
+    parser.add_argument("--fanout", type=_pos_int, default=None,
+                        help="fan-out of the automatic hierarchy for tKd-ML^2 (default 5)")
     args = parser.parse_args(argv)
     if args.re_range[1] <= args.re_range[0]:
         raise InputError(f"--re-range: END ({args.re_range[1]}) must exceed START ({args.re_range[0]})")
+    if args.hierarchy is not None and args.fanout is not None:
+        raise InputError("give --hierarchy FILE or --fanout F, not both")
+    if args.fanout is not None and args.fanout < 2:
+        raise InputError(f"--fanout must be an integer >= 2, got {args.fanout}")
     original = load_input_dataset(args.input)
-    release = load_release(args.release)
+    generalized = _peek_format(args.release) == "generalized/1"
     start = time.perf_counter()
-    report = utility_report(original, release, reconstructions=args.reconstructions, seed=args.seed,
-                            top_k=args.top_k, re_range=tuple(args.re_range))
+    if generalized:
+        from anonymizer.generalized import load_generalized
+        from anonymizer.multilevel import baseline_utility
+
+        grelease = load_generalized(args.release)
+        hierarchy = None
+        if args.hierarchy is not None or args.fanout is not None:
+            if grelease.method == "apriori":
+                raise InputError("an apriori release is scored with its own hierarchy; drop --hierarchy/--fanout")
+            from anonymizer.cli_baselines import hierarchy_for
+
+            hierarchy = hierarchy_for(original, args.hierarchy, args.fanout)
+        report = baseline_utility(original, grelease, top_k=args.top_k, re_range=tuple(args.re_range),
+                                  hierarchy=hierarchy)
+        k_label = grelease.k
+    else:
+        from anonymizer.cli_baselines import hierarchy_for
+
+        release = load_release(args.release)
+        hierarchy = hierarchy_for(original, args.hierarchy, args.fanout)
+        report = utility_report(original, release, reconstructions=args.reconstructions, seed=args.seed,
+                                top_k=args.top_k, re_range=tuple(args.re_range), hierarchy=hierarchy)
+        k_label = release.k
     seconds = time.perf_counter() - start
     if args.json:
         out = report.as_dict()
@@ -135,11 +193,23 @@ def _utility(argv: Sequence[str]) -> int:
         print(json.dumps(out))
     else:
         lo, hi = report.re_range
-        print(f"tKd    {report.tkd:.4f}   (top-{report.top_k}, mean of {report.reconstructions} reconstruction(s))")
-        print(f"tKd-a  {report.tkd_a:.4f}   (record and shared chunks only)")
-        print(f"re     {report.re:.4f}   (pairs of the terms ranked {lo}-{hi}, averaged supports)")
-        print(f"re-a   {report.re_a:.4f}")
-        print(f"tlost  {report.tlost:.4f}   (terms with support >= k={release.k} kept only in term chunks)")
+
+        def show(value: float | None, note: str) -> str:
+            return f"{value:.4f}   {note}" if value is not None else f"n/a      {note}"
+
+        runs = (f"mean of {report.reconstructions} reconstruction(s)" if not generalized
+                else "on the published records")
+        print(f"tKd      {show(report.tkd, f'(top-{report.top_k}, {runs})')}")
+        print(f"tKd-a    {show(report.tkd_a, '(record and shared chunks only)')}")
+        re_note = ("(generalized supports divided uniformly over their leaves)"
+                   if report.method == "apriori" else "(averaged supports)")
+        print(f"re       {show(report.re, f'(pairs of the terms ranked {lo}-{hi}) {re_note}')}")
+        print(f"re-a     {show(report.re_a, '')}")
+        tlost_note = f"(terms with support >= k={k_label} kept only in term chunks)" if report.tlost is not None else ""
+        print(f"tlost    {show(report.tlost, tlost_note)}")
+        print(f"tKd-ML2  {show(report.tkd_ml2, '(top-K generalized itemsets over all hierarchy levels)')}")
+        print(f"NCP      {show(report.ncp, '(normalized certainty penalty of generalized items)')}")
+        print(f"method  {report.method}")
         print(f"seconds {seconds:.2f}")
     return 0
 

@@ -450,10 +450,10 @@ class UtilityReport:
     """Information-loss figures of one release (Terrovitis2012 sections 6-7)."""
 
     tkd: float
-    tkd_a: float
+    tkd_a: float | None
     re: float
-    re_a: float
-    tlost: float
+    re_a: float | None
+    tlost: float | None
     reconstructions: int
     seed: int
     top_k: int
@@ -461,6 +461,11 @@ class UtilityReport:
     tkd_runs: list[float] = field(default_factory=list)
     re_runs: list[float] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    tkd_ml2: float | None = None
+    """tKd-ML^2 (:mod:`anonymizer.multilevel`), when a hierarchy was given; mean over the reconstructions."""
+    ncp: float | None = None
+    """NCP of the generalization (0 for disassociation, None where undefined)."""
+    method: str = "disassociation"
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -469,11 +474,14 @@ class UtilityReport:
 
 
 def utility_report(original: TransactionDataset, release: Release, reconstructions: int = 1, seed: int = 0,
-                   top_k: int = 1000, re_range: tuple[int, int] = (200, 220)) -> UtilityReport:
+                   top_k: int = 1000, re_range: tuple[int, int] = (200, 220),
+                   hierarchy: Any = None) -> UtilityReport:
     """tKd, tKd-a, re, re-a and tlost of ``release`` against ``original``.
 
     Reconstruction i uses seed ``seed + i``. ``tkd`` is the mean over the reconstructions, ``re``
-    uses their averaged pair supports (see the module docstring).
+    uses their averaged pair supports (see the module docstring). With ``hierarchy`` (an
+    :class:`anonymizer.hierarchy.Hierarchy` over the original's items) tKd-ML^2 is measured on
+    every reconstruction too (:func:`anonymizer.multilevel.tkd_ml2`) and NCP is 0.
     """
     if reconstructions < 1:
         raise InputError(f"reconstructions must be at least 1, got {reconstructions}")
@@ -492,10 +500,17 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         )
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=2)
     s_o = _pair_supports(original, terms)
-    tkd_runs, re_runs, pair_runs = [], [], []
+    tkd_runs, re_runs, pair_runs, ml2_runs = [], [], [], []
+    ml_fi = None
+    if hierarchy is not None:
+        from anonymizer.multilevel import multilevel_top_k, tkd_ml2
+
+        ml_fi = multilevel_top_k(original, hierarchy, top_k)
     for i in range(reconstructions):
         ds = reconstruct(release, seed=seed + i)
         tkd_runs.append(_tkd_against(fi, ds, top_k))
+        if ml_fi is not None:
+            ml2_runs.append(tkd_ml2(original, ds, hierarchy, top_k, fi=ml_fi))
         pairs = _pair_supports(ds, terms)
         pair_runs.append(pairs)
         re_runs.append(_re_from(s_o, pairs))
@@ -514,6 +529,8 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         tkd_runs=tkd_runs,
         re_runs=re_runs,
         warnings=notes,
+        tkd_ml2=float(np.mean(ml2_runs)) if ml2_runs else None,
+        ncp=0.0 if hierarchy is not None else None,
     )
 
 

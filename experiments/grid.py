@@ -28,7 +28,7 @@ CACHE_VERSION = 1
 """Bumped when the meaning of a run configuration changes, so old cached runs are not reused."""
 
 RUN_PARAMS = ("dataset", "records", "density", "k", "m", "max_cluster_size", "horpart", "verpart", "refine",
-              "safe", "seed")
+              "safe", "anonymizer", "epsilon", "fanout", "seed")
 """The columns that identify a run (the tidy table adds attack, method, chunks, metric, value...)."""
 
 
@@ -45,9 +45,30 @@ class Run:
         ds = self.config["dataset"]
         out = {"dataset": ds["label"], "records": ds["records"], "density": ds["density"]}
         for name in GRID_PARAMS:
-            out[name] = self.config[name]
+            out[name] = self.config.get(name, _OMITTED.get(name))
         out["seed"] = self.config["seed"]
         return out
+
+
+_OMITTED: dict[str, Any] = {"anonymizer": "disassociation", "epsilon": None, "fanout": 5}
+"""The new grid parameters, left out of a run's configuration at these values (old cache keys stay valid)."""
+
+_DISASSOCIATION_ONLY = ("max_cluster_size", "horpart", "verpart", "refine", "safe")
+
+
+def _baseline_point(merged: Mapping[str, Any]) -> dict[str, Any]:
+    """A grid point of Apriori or DiffPart: the parameters it does not use are None (one run, not many).
+
+    DiffPart uses neither k nor m (Terrovitis2012 section 7: "DiffPart is unaffected by this parameter").
+    """
+    point = {name: merged[name] for name in GRID_PARAMS}
+    for name in _DISASSOCIATION_ONLY:
+        point[name] = None
+    if merged["anonymizer"] == "apriori":
+        point["epsilon"] = None
+    else:
+        point["k"] = point["m"] = None
+    return point
 
 
 def run_key(config: Mapping[str, Any]) -> str:
@@ -98,6 +119,13 @@ def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[d
         merged: dict[str, Any] = {}
         for part in combo:
             merged.update(part)
+        if merged["anonymizer"] != "disassociation":
+            point = _baseline_point(merged)
+            tag = json.dumps(point, sort_keys=True)
+            if tag not in seen:
+                seen.add(tag)
+                points.append(point)
+            continue
         k, m = merged["k"], merged["m"]
         size = merged["max_cluster_size"]
         if isinstance(size, KExpr):
@@ -123,6 +151,7 @@ def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[d
                 raise InputError(f"{spec.source}: grid: {exc}") from None
             point = {name: merged[name] for name in GRID_PARAMS}
             point["max_cluster_size"] = int(s)
+            point["epsilon"] = None
             tag = json.dumps(point, sort_keys=True)
             if tag not in seen:
                 seen.add(tag)
@@ -175,7 +204,7 @@ def expand_runs(spec: SweepSpec, resolve: Callable[[DatasetSpec], str] | None = 
                     for seed in spec.seeds:
                         config = {
                             "dataset": dconf,
-                            **point,
+                            **{p: v for p, v in point.items() if p not in _OMITTED or v != _OMITTED[p]},
                             "seed": seed,
                             "attacks": _jsonable(attacks),
                             "metrics": list(spec.metrics),

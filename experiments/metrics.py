@@ -1,7 +1,8 @@
 """The metrics a sweep can record: which step produces each, its label and unit for figures.
 
-Steps: ``anonymizer`` (disassociation itself, Terrovitis2012), ``utility`` (tKd, tKd-a, re, re-a,
-tlost of Terrovitis2012 section 6-7 and RAE of Awad2019 section 5.1.3), ``safe`` (safe
+Steps: ``anonymizer`` (disassociation itself, Terrovitis2012, or a baseline: Apriori, DiffPart),
+``utility`` (tKd, tKd-a, re, re-a, tlost, tKd-ML^2 of Terrovitis2012 section 6-7, NCP and RAE of
+Awad2019 section 5.1.3), ``safe`` (safe
 disassociation and RLM, Awad2019 sections 4 and 5.1.2), ``cover`` (the quantitative breach
 detector of Barakat2016 Algorithm 1 and PEM of Awad2019 section 5.1.1) and ``semantic`` (the
 semantic attack and its measures, AlShuhail2021 section 5.2).
@@ -19,6 +20,7 @@ from attacks.selectors import SELECTORS as SEMANTIC_SELECTORS
 
 __all__ = [
     "ALL_METRICS",
+    "ANONYMIZERS",
     "ATTACKERS",
     "CHUNKS",
     "HORPARTS",
@@ -34,6 +36,7 @@ VERPARTS = VERPART_STRATEGIES
 ATTACKERS = ATTACK_KNOWLEDGE
 SELECTORS = SEMANTIC_SELECTORS
 CHUNKS = ("both", "record", "term")  # attacks.semantic.CHUNK_PARTS, the default first
+ANONYMIZERS = ("disassociation", "apriori", "diffpart")  # anonymizer.cli.METHODS
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ _LIST = [
     MetricInfo("re_r2", "utility", "re-r2 (2 reconstructions)", default=False),
     MetricInfo("re_r5", "utility", "re-r5 (5 reconstructions)", default=False),
     MetricInfo("re_r10", "utility", "re-r10 (10 reconstructions)", default=False),
+    MetricInfo("tkd_ml2", "utility", "tKd-ML^2", fraction=True, default=False),
+    MetricInfo("ncp", "utility", "NCP (normalized certainty penalty)", fraction=True, default=False),
     # RAE is drawn in percent, the unit of Awad2019 Figure 6 ("between 1% for BMS1 and 0.1% for BMS2")
     MetricInfo("rae", "utility", "RAE (relative association error)", fraction=True, default=False),
     MetricInfo("utility_seconds", "utility", "utility measurement time", unit="s", default=False),

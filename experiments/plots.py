@@ -46,13 +46,16 @@ PARAM_LABELS = {
     "verpart": "vertical partitioning",
     "refine": "refine",
     "safe": "safe disassociation",
+    "anonymizer": "anonymization method",
+    "epsilon": "privacy budget ε",
+    "fanout": "hierarchy fan-out",
     "seed": "seed",
     "attack": "attack",
     "method": "method",
     "chunks": "attacked chunks",
     "rank": "term frequency rank (first of a window of 20)",
 }
-_NUMERIC = {"k", "m", "max_cluster_size", "density", "records", "seed", "rank"}
+_NUMERIC = {"k", "m", "max_cluster_size", "density", "records", "seed", "epsilon", "fanout", "rank"}
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,9 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
     datasets = sorted({str(d) for d in sel["dataset"]})
     if sel.empty:
         return points, averaged, datasets
+    if plot.best_over:
+        sel = _keep_best(sel, keys, plot.best_over)
+        fixed.add(plot.best_over)
     for col in (*RUN_PARAMS, "attack", "method", "chunks", "rank"):
         # averaged over: a column that takes several values inside one plotted point
         if col not in sel.columns or col in fixed:
@@ -157,6 +163,13 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
             label = name if not plot.group_by else f"{name}, {label}"
         points.append(SeriesPoint(label, key[-1], float(vals.mean()), low, high, len(vals)))
     return points, averaged, datasets
+
+
+def _keep_best(sel, keys: list[str], column: str):
+    """The rows of the value of ``column`` whose mean is lowest, per plotted point (the best budget)."""
+    means = sel.groupby([*keys, column], dropna=False, sort=True)["value"].mean().reset_index()
+    best = means.loc[means.groupby(keys, dropna=False, sort=True)["value"].idxmin(), [*keys, column]]
+    return sel.merge(best, on=[*keys, column], how="inner")
 
 
 def _stand_in_note(spec: SweepSpec, datasets: Sequence[str], runs: Sequence[Run]) -> str:
@@ -314,6 +327,8 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
     for plot in spec.plots:
         points, averaged, datasets = aggregate(df, plot)
         notes = [n for n in (plot.note, _stand_in_note(spec, datasets, runs)) if n]
+        if plot.best_over:
+            notes.append(f"each point: the best (lowest) mean over the values of {plot.best_over}")
         if averaged:
             notes.append("averaged over " + ", ".join(averaged))
         nseeds = sorted({p.n for p in points})

@@ -59,6 +59,7 @@ from corpora.messages import show
 from experiments.claims import TRENDS, Claim
 from experiments.metrics import (
     ALL_METRICS,
+    ANONYMIZERS,
     ATTACKERS,
     CHUNKS,
     HORPARTS,
@@ -80,7 +81,8 @@ __all__ = [
     "parse_sweep",
 ]
 
-GRID_PARAMS = ("k", "m", "max_cluster_size", "horpart", "verpart", "refine", "safe")
+GRID_PARAMS = ("k", "m", "max_cluster_size", "horpart", "verpart", "refine", "safe", "anonymizer", "epsilon",
+               "fanout")
 """The parameters of the grid section, in the order the runs are enumerated."""
 
 COLUMNS = (
@@ -94,6 +96,9 @@ COLUMNS = (
     "verpart",
     "refine",
     "safe",
+    "anonymizer",
+    "epsilon",
+    "fanout",
     "seed",
     "attack",
     "method",
@@ -127,7 +132,7 @@ _RANGE_KEYS = ("from", "to", "step")
 _COVER_KEYS = ("attackers", "moderate_share")
 _SEMANTIC_KEYS = ("scorers", "selectors", "chunks", "reference", "vpa_limit")
 _UTILITY_KEYS = ("top_k", "re_range", "reconstructions", "re_windows")
-_PLOT_KEYS = ("id", "metric", "x", "group_by", "where", "title", "xlabel", "ylabel", "logx", "note")
+_PLOT_KEYS = ("id", "metric", "x", "group_by", "where", "title", "xlabel", "ylabel", "logx", "note", "best_over")
 _CLAIM_KEYS = ("id", "statement", "metric", "x", "where", "paper", "trend", "tolerance", "reason", "controls",
                "explain")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -435,6 +440,8 @@ class DatasetSpec:
     grid: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     attacks: tuple[str, ...] | None = None
     utility: tuple[tuple[str, Any], ...] = ()
+    """Overrides of the sweep's ``utility`` settings for this dataset (Terrovitis2012 Figure 11c
+    measures re over the 0-20th terms on POS)."""
 
     @property
     def is_text(self) -> bool:
@@ -463,6 +470,9 @@ class PlotSpec:
     ylabel: str | None = None
     logx: bool = False
     note: str | None = None
+    best_over: str | None = None
+    """A column (``epsilon``): each point is the best (lowest) mean over its values, as Terrovitis2012
+    Figure 11 reports DiffPart's best budget."""
 
     @property
     def metric(self) -> str:
@@ -644,6 +654,12 @@ def _grid_values(ctx: _Ctx, name: str, value: Any, path: str | None = None) -> t
             out.append(_choice(ctx, v, p, HORPARTS))
         elif name == "verpart":
             out.append(_choice(ctx, v, p, VERPARTS))
+        elif name == "anonymizer":
+            out.append(_choice(ctx, v, p, ANONYMIZERS))
+        elif name == "epsilon":
+            out.append(float(_number(ctx, v, p, 0.0, 1e6, low_open=True)))
+        elif name == "fanout":
+            out.append(_int(ctx, v, p, 2, " (a hierarchy node has at least 2 children)", maximum=1_000))
         else:
             out.append(_bool(ctx, v, p))
     _unique(ctx, out, path)
@@ -658,7 +674,13 @@ _GRID_DEFAULTS: dict[str, tuple[Any, ...]] = {
     "verpart": ("strict",),
     "refine": (True,),
     "safe": (False,),
+    "anonymizer": ("disassociation",),
+    "epsilon": (1.0,),
+    "fanout": (5,),
 }
+"""Grid defaults. ``anonymizer`` (disassociation | apriori | diffpart), ``epsilon`` (DiffPart) and
+``fanout`` (the automatic hierarchy of Apriori, DiffPart and tKd-ML^2) are left out of a run's
+configuration while they keep their defaults, so the cache keys of older sweeps stay valid."""
 
 
 def _parse_grid(ctx: _Ctx, value: Any) -> dict[str, tuple[Any, ...]]:
@@ -877,8 +899,11 @@ def _parse_plots(ctx: _Ctx, value: Any, metrics: Sequence[str]) -> tuple[PlotSpe
         for key in ("title", "xlabel", "ylabel", "note"):
             texts[key] = _str(ctx, entry[key], f"{path}.{key}") if key in entry else None
         logx = _bool(ctx, entry["logx"], f"{path}.logx") if "logx" in entry else False
+        best = _choice(ctx, entry["best_over"], f"{path}.best_over", COLUMNS) if "best_over" in entry else None
+        if best is not None and (best == x or best in group):
+            raise ctx.fail(f"{path}.best_over", f"'{best}' is already the x axis or a line")
         out.append(PlotSpec(id=pid, metrics=tuple(wanted), x=x, group_by=group, where=tuple(where), logx=logx,
-                            **texts))
+                            best_over=best, **texts))
     return tuple(out)
 
 

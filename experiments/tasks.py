@@ -1,12 +1,15 @@
 """The default task of a run: small adapters over the workbench's own APIs, nothing re-implemented.
 
 One run = load (or build) the dataset, disassociate it (Terrovitis2012;
-:func:`anonymizer.disassociate.disassociate`), optionally make it safe (Awad2019;
+:func:`anonymizer.disassociate.disassociate`) or, with ``anonymizer: apriori | diffpart``, run a
+baseline of Terrovitis2012 Figure 11 (:mod:`anonymizer.apriori`, :mod:`anonymizer.diffpart`;
+tKd, re, tKd-ML^2, NCP from :func:`anonymizer.multilevel.baseline_utility`; no attacks),
+optionally make it safe (Awad2019;
 :func:`anonymizer.safe.safe_disassociate`), then measure what the sweep asks:
 
 * ``anonymizer``: time, clusters, record chunks, share of term occurrences left in term chunks,
   the dataset's size and density (type-token ratio, AlShuhail2021 section 5.1.1);
-* ``utility``: tKd, tKd-a, re, re-a, tlost (:func:`anonymizer.utility.utility_report`,
+* ``utility``: tKd, tKd-a, re, re-a, tlost, tKd-ML^2 and NCP (:func:`anonymizer.utility.utility_report`,
   Terrovitis2012 section 7) and RAE (:func:`anonymizer.safe_metrics.rae`, Awad2019 section 5.1.3);
 * ``safe``: RLM (:func:`anonymizer.safe_metrics.rlm`, Awad2019 section 5.1.2) and the time of
   safe disassociation (Awad2019 Figure 7);
@@ -153,6 +156,50 @@ def _anonymizer_rows(ds: TransactionDataset, release: Any, seconds: float, metho
     ]
 
 
+_BASELINE_LABELS = {"apriori": "Apriori", "diffpart": "DiffPart"}
+
+
+def _baseline_rows(config: Mapping[str, Any], ds: TransactionDataset, wanted: set[str]) -> list[dict[str, Any]]:
+    """One run of a baseline (Apriori or DiffPart, Terrovitis2012 Figure 11) and its utility rows.
+
+    The hierarchy is the balanced tree of the run's ``fanout`` over the dataset's items
+    (:func:`anonymizer.hierarchy.balanced_hierarchy`). DiffPart's noise takes the run's seed.
+    tKd-a, re-a and tlost are disassociation's measures and are not recorded here.
+    """
+    from anonymizer.hierarchy import balanced_hierarchy
+    from anonymizer.multilevel import baseline_utility
+
+    method = config["anonymizer"]
+    label = _BASELINE_LABELS[method]
+    hierarchy = balanced_hierarchy(ds.vocabulary, int(config.get("fanout", 5)))
+    t0 = time.perf_counter()
+    if method == "apriori":
+        from anonymizer.apriori import apriori_anonymize
+
+        release = apriori_anonymize(ds, hierarchy, int(config["k"]), int(config["m"]))
+    else:
+        from anonymizer.diffpart import diffpart
+
+        release, _owner = diffpart(ds, hierarchy, float(config["epsilon"]), seed=int(config["seed"]))
+    took = time.perf_counter() - t0
+    rows = [_row("anonymize_seconds", took, took, method=label),
+            _row("dataset_records", len(ds), method=label),
+            _row("dataset_density", ds.density, method=label)]
+    utility_metrics = {"tkd", "re", "tkd_ml2", "ncp"} & wanted
+    if utility_metrics:
+        u = config["utility"]
+        t0 = time.perf_counter()
+        report = baseline_utility(ds, release, top_k=int(u["top_k"]),
+                                  re_range=(int(u["re_range"][0]), int(u["re_range"][1])))
+        elapsed = time.perf_counter() - t0
+        for name in sorted(utility_metrics):
+            value = getattr(report, name)
+            if value is not None:
+                rows.append(_row(name, value, method=label))
+        rows.append(_row("utility_seconds", elapsed, elapsed, method=label))
+    return [r for r in rows if r["metric"] in wanted]
+
+
 def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Do one run of a sweep (see the module docstring); return its metric rows."""
     from anonymizer.disassociate import disassociate
@@ -161,6 +208,8 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     seed = int(config["seed"])
     base_dir = str(config.get("base_dir", "."))
     ds = load_run_dataset(config["dataset"], seed, base_dir)
+    if config.get("anonymizer", "disassociation") != "disassociation":
+        return _baseline_rows(config, ds, wanted)
     safe = bool(config["safe"])
     method = "safe disassociation" if safe else "disassociation"
     rows: list[dict[str, Any]] = []
@@ -184,14 +233,20 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             rows.append(_row("rlm", rlm(release, published), method=method))
     rows += _chunk_structure_rows(published, method)
 
-    utility_metrics = {"tkd", "tkd_a", "re", "re_a", "tlost"} & wanted
+    utility_metrics = {"tkd", "tkd_a", "re", "re_a", "tlost", "tkd_ml2", "ncp"} & wanted
     if utility_metrics:
         from anonymizer.utility import utility_report
 
         u = config["utility"]
+        hierarchy = None
+        if {"tkd_ml2", "ncp"} & wanted:
+            from anonymizer.hierarchy import balanced_hierarchy
+
+            hierarchy = balanced_hierarchy(ds.vocabulary, int(config.get("fanout", 5)))
         t0 = time.perf_counter()
         report = utility_report(ds, published, reconstructions=int(u["reconstructions"]), seed=seed,
-                                top_k=int(u["top_k"]), re_range=(int(u["re_range"][0]), int(u["re_range"][1])))
+                                top_k=int(u["top_k"]), re_range=(int(u["re_range"][0]), int(u["re_range"][1])),
+                                hierarchy=hierarchy)
         elapsed = time.perf_counter() - t0
         for name in sorted(utility_metrics):
             rows.append(_row(name, getattr(report, name), method=method))
