@@ -24,6 +24,7 @@ from anonymizer.release import Release, Truth
 from anonymizer.safe import TARGETS as SAFE_TARGETS
 from anonymizer.seeds import new_seed, seed_argument
 from anonymizer.verpart import VERPART_STRATEGIES
+from corpora.cli_options import add_reading_options, reading_options
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import atomic_open, check_output_paths
@@ -69,15 +70,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "to the truth file, never to the release; keep it secret: a small or reused seed can "
                         "be guessed, and whoever knows it can undo the shuffles and find the ghost records")
     p.add_argument("--format", choices=FORMATS, default=None, help="input format (default: by extension)")
+    add_reading_options(p)
     p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
     p.add_argument("--truth", default=None, help="truth file to write (JSON, never publish it)")
     return p
 
 
-def _load(source: str, fmt: str | None) -> TransactionDataset:
+def _load(source: str, fmt: str | None, **options: object) -> TransactionDataset:
     from corpora.registry import load_dataset
 
-    return load_dataset(source, format=fmt)
+    return load_dataset(source, format=fmt, **options)  # type: ignore[arg-type]
 
 
 def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> dict[str, float | int]:
@@ -114,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     validate_parameters(None, args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
     start = time.perf_counter()
-    dataset = _load(args.input, args.format)
+    dataset = _load(args.input, args.format, **reading_options(args))
     validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
     loaded = time.perf_counter()
     seed = new_seed() if args.seed is None else args.seed

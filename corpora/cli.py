@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from corpora.cli_options import add_reading_options, reading_options
 from corpora.errors import InputError
 from corpora.files import check_output_paths
 from corpora.formats import FORMATS, write_dataset
@@ -38,8 +39,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_source_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=FORMATS, help="input format (default: from the extension)")
-    parser.add_argument("--delimiter", help="item delimiter of basket/kdd input")
+    parser.add_argument("--format", choices=FORMATS, help="input format (default: from the extension; long when a "
+                                                          "user or item column is named)")
+    add_reading_options(parser)
     parser.add_argument("--download", action="store_true",
                         help="allow fetching bms-* datasets into the cache (needs network)")
     parser.add_argument("--trust", action="store_true",
@@ -50,7 +52,7 @@ def _add_source_options(parser: argparse.ArgumentParser) -> None:
 
 def _load(args: argparse.Namespace, source: str):
     return load_dataset(source, cache_dir=args.cache_dir, download=args.download, format=args.format,
-                        trust=args.trust, delimiter=args.delimiter)
+                        trust=args.trust, **reading_options(args))
 
 
 def _text_sources() -> list[dict[str, Any]] | None:
