@@ -102,10 +102,10 @@ def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> di
 def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:
     """Write both files through temporary files; they are renamed only when both are complete."""
     with atomic_open(release_path, "w") as out:
-        out.write(json.dumps(release.to_json(), ensure_ascii=False) + "\n")
+        out.write(json.dumps(release.to_dict(), ensure_ascii=False) + "\n")
         if truth is not None and truth_path is not None:
             with atomic_open(truth_path, "w") as tout:
-                tout.write(json.dumps(truth.to_json(), ensure_ascii=False) + "\n")
+                tout.write(json.dumps(truth.to_dict(), ensure_ascii=False) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

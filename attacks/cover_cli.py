@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 
@@ -108,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         save_knowledge(knowledge, args.save_knowledge)
     report = run_cover_attack(release, args.attacker, args.seed, args.moderate_share, knowledge)
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
+        print(report.to_json())
     else:
         print(format_report(report, args.release, args.max_problems))
     return 0
