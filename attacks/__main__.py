@@ -6,7 +6,7 @@ import sys
 
 from corpora.errors import run_cli
 
-USAGE = "usage: python -m attacks {cover,semantic} RELEASE [options]  (python -m attacks cover --help)"
+USAGE = "usage: python -m attacks {cover,semantic,audit} RELEASE [options]  (python -m attacks cover --help)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +23,11 @@ def main(argv: list[str] | None = None) -> int:
         from attacks import semantic_cli
 
         return run_cli(semantic_cli.main, rest)
-    print(f"error: unknown command {command!r}; choose cover or semantic", file=sys.stderr)
+    if command == "audit":
+        from attacks import audit_cli
+
+        return run_cli(audit_cli.main, rest)
+    print(f"error: unknown command {command!r}; choose cover, semantic or audit", file=sys.stderr)
     return 2
 
 
