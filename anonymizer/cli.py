@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="python -m anonymizer",
         description="Disassociate a transaction dataset into a k^m-anonymous release (Terrovitis2012).",
+        epilog="other commands: python -m anonymizer verify RELEASE (Guarantee 1, independent check) | reconstruct "
+               "RELEASE -o OUT.jsonl (sample the inverse transformation) | utility INPUT RELEASE (tKd, re, tlost); "
+               "each has --help",
     )
     p.add_argument("input", metavar="INPUT", help="dataset file (spmf/kdd/basket/jsonl) or registry name")
     p.add_argument("-k", type=int, required=True, help="k of k^m-anonymity (>= 2)")
