@@ -1,5 +1,29 @@
-"""Disassociation of set-valued data (Terrovitis2012, AlShuhail2021 ch. 3, Awad2019)."""
+"""Disassociation of set-valued data (Terrovitis2012, AlShuhail2021 ch. 3, Awad2019).
 
+The Python API, in the order a data owner uses it::
+
+    from corpora import load_dataset
+    from anonymizer import disassociate, safe_disassociate, verify, reconstruct
+
+    ds = load_dataset("terrovitis2012-fig2")            # or read_dataset("orders.csv", user_column=...)
+    release, truth = disassociate(ds, k=3, m=2)          # max_cluster_size defaults to max(30, 2k - 1)
+    safe, safe_truth = safe_disassociate(release, truth) # Awad2019 (or disassociate(..., safe=True))
+    verify(safe).ok                                      # the independent check of Guarantee 1
+    sample = reconstruct(safe, seed=1)                   # one dataset of the inverse transformation
+    save_release(safe, "release.json"); save_truth(safe_truth, "truth.json")   # never publish the truth
+
+The function names are also submodule names (``anonymizer.disassociate``, ``anonymizer.verify``,
+``anonymizer.reconstruct``): here the package attribute is the function; import the module with
+``importlib.import_module("anonymizer.verify")`` when you need it.
+"""
+
+from anonymizer.disassociate import DEFAULT_MAX_CLUSTER_SIZE, disassociate
+from anonymizer.reconstruct import reconstruct
 from anonymizer.release import Cluster, JointCluster, Release, Truth, load_release, load_truth, save_release, save_truth
+from anonymizer.safe import safe_disassociate, safe_disassociate_report
+from anonymizer.utility import utility_report
+from anonymizer.verify import VerifyReport, verify
 
-__all__ = ["Cluster", "JointCluster", "Release", "Truth", "load_release", "load_truth", "save_release", "save_truth"]
+__all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "Cluster", "JointCluster", "Release", "Truth", "VerifyReport", "disassociate",
+           "load_release", "load_truth", "reconstruct", "safe_disassociate", "safe_disassociate_report",
+           "save_release", "save_truth", "utility_report", "verify"]

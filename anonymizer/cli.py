@@ -31,6 +31,7 @@ from anonymizer.release import Release, Truth
 from anonymizer.safe import TARGETS as SAFE_TARGETS
 from anonymizer.seeds import new_seed, seed_argument
 from anonymizer.verpart import VERPART_STRATEGIES
+from corpora.cli_options import add_reading_options, reading_options
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import atomic_open, check_output_paths
@@ -69,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="python -m anonymizer",
         description="Disassociate a transaction dataset into a k^m-anonymous release (Terrovitis2012).",
+        epilog="other commands: python -m anonymizer verify RELEASE (Guarantee 1, independent check) | reconstruct "
+               "RELEASE -o OUT.jsonl (sample the inverse transformation) | utility INPUT RELEASE (tKd, re, tlost); "
+               "each has --help",
     )
     p.add_argument("input", metavar="INPUT", help="dataset file (spmf/kdd/basket/jsonl) or registry name")
     p.add_argument("--method", choices=METHODS, default="disassociation",
@@ -106,16 +110,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "to the truth file, never to the release; keep it secret: a small or reused seed can "
                         "be guessed, and whoever knows it can undo the shuffles and find the ghost records")
     p.add_argument("--format", choices=FORMATS, default=None, help="input format (default: by extension)")
+    add_reading_options(p)
     p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
     p.add_argument("--truth", default=None,
                    help="truth file to write (JSON, never publish it); diffpart: the owner file with the seed")
     return p
 
 
-def _load(source: str, fmt: str | None) -> TransactionDataset:
+def _load(source: str, fmt: str | None, **options: object) -> TransactionDataset:
     from corpora.registry import load_dataset
 
-    return load_dataset(source, format=fmt)
+    return load_dataset(source, format=fmt, **options)  # type: ignore[arg-type]
 
 
 def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> dict[str, float | int]:
@@ -138,10 +143,10 @@ def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> di
 def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:
     """Write both files through temporary files; they are renamed only when both are complete."""
     with atomic_open(release_path, "w") as out:
-        out.write(json.dumps(release.to_json(), ensure_ascii=False) + "\n")
+        out.write(json.dumps(release.to_dict(), ensure_ascii=False) + "\n")
         if truth is not None and truth_path is not None:
             with atomic_open(truth_path, "w") as tout:
-                tout.write(json.dumps(truth.to_json(), ensure_ascii=False) + "\n")
+                tout.write(json.dumps(truth.to_dict(), ensure_ascii=False) + "\n")
 
 
 def _check_method_options(args: argparse.Namespace) -> None:
@@ -174,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     validate_parameters(None, args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
     start = time.perf_counter()
-    dataset = _load(args.input, args.format)
+    dataset = _load(args.input, args.format, **reading_options(args))
     validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
     loaded = time.perf_counter()
     seed = new_seed() if args.seed is None else args.seed

@@ -32,10 +32,10 @@ def hierarchy_for(dataset: TransactionDataset, path: str | None, fanout: int | N
 
 def _write(release: GeneralizedRelease, owner: OwnerFile | None, path: str, owner_path: str | None) -> None:
     with atomic_open(path, "w") as out:
-        out.write(json.dumps(release.to_json(), ensure_ascii=False) + "\n")
+        out.write(json.dumps(release.to_dict(), ensure_ascii=False) + "\n")
         if owner is not None and owner_path is not None:
             with atomic_open(owner_path, "w") as oout:
-                oout.write(json.dumps(owner.to_json(), ensure_ascii=False) + "\n")
+                oout.write(json.dumps(owner.to_dict(), ensure_ascii=False) + "\n")
 
 
 def run_baseline(args: argparse.Namespace) -> int:

@@ -22,12 +22,15 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from anonymizer.release import load_release
 from anonymizer.seeds import seed_argument
+from corpora.cli_options import add_reading_options, reading_options
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import atomic_open, check_output_paths
+from corpora.formats import FORMATS
 
 __all__ = ["main", "load_input_dataset"]
 
@@ -58,11 +61,14 @@ def _pos_int(text: str) -> int:
     return value
 
 
-def load_input_dataset(spec: str) -> TransactionDataset:
-    """A dataset by registered name or path (``corpora.registry.load_dataset``; never downloads)."""
+def load_input_dataset(spec: str, **options: Any) -> TransactionDataset:
+    """A dataset by registered name or path (``corpora.registry.load_dataset``; never downloads).
+
+    ``options`` are the reading options of :func:`corpora.formats.read_dataset` (format, delimiter,
+    header, user_column, item_column)."""
     from corpora.registry import load_dataset
 
-    return load_dataset(spec)
+    return load_dataset(spec, **options)
 
 
 def _peek_format(path: str) -> str | None:
@@ -142,6 +148,8 @@ def _utility(argv: Sequence[str]) -> int:
                                  "(Terrovitis2012 6-7); disassociated or generalized/1 (apriori, diffpart).")
     parser.add_argument("input", help="the original dataset: a file or a registered dataset name")
     parser.add_argument("release", help="release JSON file")
+    parser.add_argument("--format", choices=FORMATS, default=None, help="format of INPUT (default: by extension)")
+    add_reading_options(parser, what="INPUT")
     parser.add_argument("--reconstructions", type=_pos_int, default=1, help="reconstructions to average (default 1)")
     parser.add_argument("--top-k", type=_pos_int, default=1000, help="K of tKd (default 1000)")
     parser.add_argument("--seed", type=seed_argument, default=0, help="seed of the first reconstruction (default 0)")
@@ -160,7 +168,7 @@ def _utility(argv: Sequence[str]) -> int:
         raise InputError("give --hierarchy FILE or --fanout F, not both")
     if args.fanout is not None and args.fanout < 2:
         raise InputError(f"--fanout must be an integer >= 2, got {args.fanout}")
-    original = load_input_dataset(args.input)
+    original = load_input_dataset(args.input, format=args.format, **reading_options(args))
     generalized = _peek_format(args.release) == "generalized/1"
     start = time.perf_counter()
     if generalized:

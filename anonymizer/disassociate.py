@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +31,8 @@ from anonymizer.verpart import VERPART_STRATEGIES, PartitionTable, VerticalParti
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
-__all__ = ["DisassociationTimings", "disassociate", "build_release", "validate_parameters"]
+__all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "DisassociationTimings", "default_max_cluster_size", "disassociate",
+           "build_release", "validate_parameters"]
 
 _HASH_SEED = 0x5EED_D15A
 """Seed of the fixed table of 64-bit term hashes that gives sub-records their content order."""
@@ -105,16 +106,31 @@ def validate_parameters(
         raise InputError(f"the dataset has {n_records} records, fewer than k = {k}")
 
 
+DEFAULT_MAX_CLUSTER_SIZE = 30
+"""The largest cluster HORPART keeps when none is given: 30, the setting of the project's
+Terrovitis2012 sweep and benchmarks (Terrovitis2012 section 7 does not state one; Awad2019 and
+Barakat2016 sweep 10 to 60). Never below 2k - 1 (Lemma 2's size condition, see
+:func:`validate_parameters`): :func:`default_max_cluster_size`."""
+
+
+def default_max_cluster_size(k: int) -> int:
+    """``max(30, 2k - 1)``: :data:`DEFAULT_MAX_CLUSTER_SIZE`, raised to 2k - 1 for a large k."""
+    return max(DEFAULT_MAX_CLUSTER_SIZE, 2 * int(k) - 1) if _is_int(k) else DEFAULT_MAX_CLUSTER_SIZE
+
+
 def disassociate(
-    dataset: TransactionDataset,
-    k: int,
-    m: int,
-    max_cluster_size: int,
+    dataset: TransactionDataset | Iterable[Iterable[str]],
+    k: int = 3,
+    m: int = 2,
+    max_cluster_size: int | None = None,
     horpart: str = "original",
     verpart: str = "strict",
     refine: bool = True,
     seed: int | None = None,
     timings: DisassociationTimings | None = None,
+    *,
+    safe: bool = False,
+    safe_targets: str = "linkable",
 ) -> tuple[Release, Truth]:
     """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
 
@@ -131,7 +147,25 @@ def disassociate(
     never in the release; the same arguments and seed give the same release and truth, byte for
     byte. When ``timings`` is given, the seconds of each step are written into it (benchmarks and
     experiments read them).
+
+    Defaults: k=3, m=2 and ``max_cluster_size=None``, which means :func:`default_max_cluster_size`
+    (30, or 2k - 1 when that is larger). ``dataset`` may also be a list of records (each an
+    iterable of string terms). ``safe=True`` then applies Awad2019's safe disassociation
+    (:func:`anonymizer.safe.safe_disassociate` with the same seed and ``targets=safe_targets``),
+    as ``python -m anonymizer --safe`` does.
+
+    >>> from corpora import load_dataset
+    >>> release, truth = disassociate(load_dataset("terrovitis2012-fig2"), k=2, m=2, seed=7)
+    >>> release
+    Release(k=2, m=2, max_cluster_size=30, safe=False, records=10, clusters=1, joint_clusters=0, record_chunks=6)
     """
+    if not isinstance(dataset, TransactionDataset):
+        if isinstance(dataset, (str, bytes)) or not isinstance(dataset, Iterable):
+            raise InputError("dataset must be a TransactionDataset or a list of records (corpora.load_dataset "
+                             f"reads files and names), got {type(dataset).__name__}")
+        dataset = TransactionDataset.from_records(dataset)
+    if max_cluster_size is None:
+        max_cluster_size = default_max_cluster_size(k)
     validate_parameters(len(dataset), k, m, max_cluster_size, horpart, verpart)
     seed = resolve_seed(seed)
     empty = np.flatnonzero(np.diff(np.asarray(dataset.indptr)) == 0)
@@ -140,8 +174,13 @@ def disassociate(
                          "non-empty records (Terrovitis2012 section 5: a valid dataset has no empty record)")
     k, m, max_cluster_size = int(k), int(m), int(max_cluster_size)
     with _no_gc():
-        return _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
-                             timings if timings is not None else DisassociationTimings())
+        release, truth = _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
+                                       timings if timings is not None else DisassociationTimings())
+    if safe:
+        from anonymizer.safe import safe_disassociate
+
+        release, truth = safe_disassociate(release, truth, seed=seed, targets=safe_targets)
+    return release, truth
 
 
 def _disassociate(

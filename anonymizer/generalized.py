@@ -87,9 +87,9 @@ class GeneralizedRelease:
             out[h.leaf_lo[n]:h.leaf_hi[n]] = n
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"format": GENERALIZED_FORMAT, "method": self.method, "params": dict(self.params),
-                "hierarchy": self.hierarchy.to_json(), "generalized": list(self.generalized),
+                "hierarchy": self.hierarchy.to_dict(), "generalized": list(self.generalized),
                 "records": [list(r) for r in self.records]}
 
     @classmethod
@@ -187,7 +187,7 @@ class OwnerFile:
     method: str
     seed: int | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"format": OWNER_FORMAT, "method": self.method, "seed": self.seed}
 
     @classmethod
@@ -216,7 +216,7 @@ def load_generalized(path: str | os.PathLike[str]) -> GeneralizedRelease:
 
 
 def save_generalized(release: GeneralizedRelease, path: str | os.PathLike[str]) -> None:
-    write_json_atomic(path, release.to_json())
+    write_json_atomic(path, release.to_dict())
 
 
 def load_owner(path: str | os.PathLike[str]) -> OwnerFile:
@@ -224,4 +224,4 @@ def load_owner(path: str | os.PathLike[str]) -> OwnerFile:
 
 
 def save_owner(owner: OwnerFile, path: str | os.PathLike[str]) -> None:
-    write_json_atomic(path, owner.to_json())
+    write_json_atomic(path, owner.to_dict())

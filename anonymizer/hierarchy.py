@@ -168,7 +168,7 @@ class Hierarchy:
             out[self.leaf_lo[n]:self.leaf_hi[n]] = n
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """``{"source": ..., "nodes": [[label, parent index or null], ...]}`` in preorder."""
         return {"source": self.source,
                 "nodes": [[label, None if p < 0 else int(p)] for label, p in zip(self.labels, self.parent.tolist(),
@@ -176,7 +176,7 @@ class Hierarchy:
 
     @classmethod
     def from_json(cls, obj: Any, source: str = "hierarchy") -> Hierarchy:
-        """Parse the inline form of :meth:`to_json`; parents must come before their children."""
+        """Parse the inline form of :meth:`to_dict`; parents must come before their children."""
         if not isinstance(obj, Mapping) or not isinstance(obj.get("nodes"), list) or not obj["nodes"]:
             raise InputError(f"{source}: 'hierarchy' must be an object with a non-empty 'nodes' list")
         nodes = obj["nodes"]

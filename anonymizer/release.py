@@ -10,7 +10,7 @@ choices is kept in the truth (``seed``, and ``safe_seed`` after safe disassociat
 release (:mod:`anonymizer.seeds`).
 
 Every command reads a release through :func:`load_release`, which validates it fully before any
-work starts (:meth:`Release.from_json`): the file is read with a size bound, must be UTF-8 JSON
+work starts (:meth:`Release.from_dict`): the file is read with a size bound, must be UTF-8 JSON
 nested no deeper than the format needs, ``params.k >= 2`` and ``params.m >= 1`` are integers,
 every field has its type, cluster sizes are positive integers that hold the sub-records listed
 in each of their chunks, and all cluster sizes together stay below :data:`MAX_RECORDS`. A release
@@ -20,6 +20,7 @@ was public, so such a release should be made again).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -79,11 +80,15 @@ class Cluster:
         """The term set T_j of record chunk ``j`` (0-based)."""
         return {t for sub in self.record_chunks[j] for t in sub}
 
+    def __repr__(self) -> str:
+        return (f"Cluster({self.id!r}, size={self.size}, record_chunks={len(self.record_chunks)}, "
+                f"term_chunk_terms={len(self.term_chunk)})")
+
     def record_terms(self) -> set[str]:
         """All terms that appear in the cluster's record chunks."""
         return {t for chunk in self.record_chunks for sub in chunk for t in sub}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "size": self.size,
@@ -100,7 +105,7 @@ class JointCluster:
     children: list[str]
     shared_chunks: list[Chunk] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "children": list(self.children),
@@ -160,16 +165,45 @@ class Release:
             for j, chunk in enumerate(cluster.record_chunks):
                 yield cluster, j, chunk
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "format": RELEASE_FORMAT,
             "params": dict(self.params),
-            "clusters": [c.to_json() for c in self.clusters],
-            "joint_clusters": [j.to_json() for j in self.joint_clusters],
+            "clusters": [c.to_dict() for c in self.clusters],
+            "joint_clusters": [j.to_dict() for j in self.joint_clusters],
         }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The release as a JSON text (the ``disassociated/1`` file's content)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    def to_frame(self) -> Any:
+        """One row per simple cluster: its id, size, record chunks, listed sub-records, term-chunk terms,
+        and the joint cluster directly above it (a pandas DataFrame; counts only, no terms)."""
+        import pandas as pd
+
+        parent = {child: j.id for j in self.joint_clusters for child in j.children}
+        return pd.DataFrame([{"cluster": c.id, "size": c.size, "record_chunks": len(c.record_chunks),
+                              "sub_records": sum(len(ch) for ch in c.record_chunks),
+                              "term_chunk_terms": len(c.term_chunk), "joint_cluster": parent.get(c.id)}
+                             for c in self.clusters])
+
+    def __repr__(self) -> str:
+        p = self.params
+        extra = "".join(f", {key}={p[key]!r}" for key in ("max_cluster_size", "safe") if key in p)
+        return (f"Release(k={p.get('k')}, m={p.get('m')}{extra}, records={self.n_records}, "
+                f"clusters={len(self.clusters)}, joint_clusters={len(self.joint_clusters)}, "
+                f"record_chunks={sum(len(c.record_chunks) for c in self.clusters)})")
 
     @classmethod
     def from_json(cls, obj: Any, source: str = "release") -> Release:
+        """Parse and validate a release given as JSON text or as the parsed object (:meth:`from_dict`)."""
+        if isinstance(obj, (str, bytes)):
+            obj = parse_json(obj.decode("utf-8") if isinstance(obj, bytes) else obj, source)
+        return cls.from_dict(obj, source)
+
+    @classmethod
+    def from_dict(cls, obj: Any, source: str = "release") -> Release:
         """Parse and validate a release object; raises :class:`InputError` naming what is wrong.
 
         A ``params.seed`` of an older version's release is dropped (see the module docstring).
@@ -292,7 +326,7 @@ class ClusterTruth:
     record_chunks: list[list[int]] = field(default_factory=list)
     term_chunk: dict[str, list[int]] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "records": list(self.records),
@@ -308,7 +342,7 @@ class JointClusterTruth:
     id: str
     shared_chunks: list[list[int]] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "shared_chunks": [list(ch) for ch in self.shared_chunks]}
 
 
@@ -326,18 +360,37 @@ class Truth:
     seed: int | None = None
     safe_seed: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": TRUTH_FORMAT}
         if self.seed is not None:
             out["seed"] = self.seed
         if self.safe_seed is not None:
             out["safe_seed"] = self.safe_seed
-        out["clusters"] = [c.to_json() for c in self.clusters]
-        out["joint_clusters"] = [j.to_json() for j in self.joint_clusters]
+        out["clusters"] = [c.to_dict() for c in self.clusters]
+        out["joint_clusters"] = [j.to_dict() for j in self.joint_clusters]
         return out
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The truth as a JSON text (the ``disassociated-truth/1`` file's content; never publish it)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    def __repr__(self) -> str:
+        records = sum(1 for c in self.clusters for r in c.records if r >= 0)
+        ghosts = sum(1 for c in self.clusters for r in c.records if r < 0)
+        seeds = "seed kept" if self.seed is not None else "no seed"
+        return (f"Truth(records={records}, ghost_records={ghosts}, clusters={len(self.clusters)}, "
+                f"joint_clusters={len(self.joint_clusters)}, {seeds})")
 
     @classmethod
     def from_json(cls, obj: Any, source: str = "truth") -> Truth:
+        """Parse a truth given as JSON text or as the parsed object (:meth:`from_dict`)."""
+        if isinstance(obj, (str, bytes)):
+            obj = parse_json(obj.decode("utf-8") if isinstance(obj, bytes) else obj, source)
+        return cls.from_dict(obj, source)
+
+    @classmethod
+    def from_dict(cls, obj: Any, source: str = "truth") -> Truth:
+        """Parse and validate a truth object; raises :class:`InputError` naming what is wrong."""
         if not isinstance(obj, Mapping) or obj.get("format") != TRUTH_FORMAT:
             raise InputError(f"{source}: not a truth file ('format' must be {TRUTH_FORMAT!r})")
         try:
@@ -383,19 +436,19 @@ def _read_json(path: str | os.PathLike[str]) -> Any:
 
 def load_release(path: str | os.PathLike[str]) -> Release:
     """Read and validate a release file."""
-    return Release.from_json(_read_json(path), source=str(path))
+    return Release.from_dict(_read_json(path), source=str(path))
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
     """Read and validate a truth file."""
-    return Truth.from_json(_read_json(path), source=str(path))
+    return Truth.from_dict(_read_json(path), source=str(path))
 
 
 def save_release(release: Release, path: str | os.PathLike[str]) -> None:
     """Write a release file atomically."""
-    write_json_atomic(path, release.to_json())
+    write_json_atomic(path, release.to_dict())
 
 
 def save_truth(truth: Truth, path: str | os.PathLike[str]) -> None:
     """Write a truth file atomically."""
-    write_json_atomic(path, truth.to_json())
+    write_json_atomic(path, truth.to_dict())

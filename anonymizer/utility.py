@@ -472,6 +472,15 @@ class UtilityReport:
         out["re_range"] = list(self.re_range)
         return out
 
+    to_dict = as_dict
+
+    def to_frame(self) -> Any:
+        """One row per scalar metric (``metric``, ``value``), a pandas DataFrame."""
+        import pandas as pd
+
+        values = {k: v for k, v in self.as_dict().items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        return pd.DataFrame({"metric": list(values), "value": list(values.values())})
+
 
 def utility_report(original: TransactionDataset, release: Release, reconstructions: int = 1, seed: int = 0,
                    top_k: int = 1000, re_range: tuple[int, int] = (200, 220),

@@ -62,7 +62,7 @@ import itertools
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from anonymizer.exact import EXACT_MAX_RECORDS, Component, build_components, check_component
@@ -96,6 +96,21 @@ class VerifyReport:
     """Components judged by the sufficient conditions only (too large, or structurally broken)."""
     k: int | None = None
     m: int | None = None
+
+    def __repr__(self) -> str:
+        return (f"VerifyReport(ok={self.ok}, violations={len(self.violations)}, k={self.k}, m={self.m}, "
+                f"clusters_checked={self.clusters_checked}, chunks_checked={self.chunks_checked}, "
+                f"components_exact={self.components_exact})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as plain Python values."""
+        return asdict(self)
+
+    def to_frame(self) -> Any:
+        """One row per violation (a pandas DataFrame with the column ``violation``; empty when ok)."""
+        import pandas as pd
+
+        return pd.DataFrame({"violation": list(self.violations)}, dtype=object)
 
     def summary(self) -> str:
         """One line: OK or the number of violations, with the counts of what was checked."""
@@ -493,14 +508,18 @@ def _report_low(out: list[str], p: _Parsed, root: dict[str, str], searched: dict
 
 def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX_RECORDS,
            source: str = "release") -> VerifyReport:
-    """Check ``release`` (a ``disassociated/1`` JSON object, or an object with ``to_json()``) for
-    the sufficient conditions of Guarantee 1, structure, and, on components of at most
-    ``exact_max_records`` records (every component with ``exact=True``), Guarantee 1 exactly.
+    """Check ``release`` (a ``disassociated/1`` JSON object, an object with ``to_dict()`` such as
+    :class:`anonymizer.release.Release`, or the path of a release file, read by
+    :func:`verify_file`) for the sufficient conditions of Guarantee 1, structure, and, on
+    components of at most ``exact_max_records`` records (every component with ``exact=True``),
+    Guarantee 1 exactly.
 
     Every problem found is one line in ``violations`` naming the cluster / chunk / itemset.
     Raises :class:`InputError` if ``release`` is not a release at all.
     """
-    obj = release.to_json() if hasattr(release, "to_json") else release
+    if isinstance(release, (str, os.PathLike)):
+        return verify_file(release, exact=exact, exact_max_records=exact_max_records)
+    obj = release.to_dict() if hasattr(release, "to_dict") else release
     out: list[str] = []
     parsed = _parse(obj, source, out)
     lemma2 = {}

@@ -6,7 +6,17 @@ import sys
 
 from corpora.errors import run_cli
 
-USAGE = "usage: python -m attacks {cover,semantic} RELEASE [options]  (python -m attacks cover --help)"
+USAGE = """usage: python -m attacks {cover,semantic,audit} RELEASE [options]
+
+Attacks on a disassociated release (release.json, format disassociated/1).
+
+commands:
+  cover      cover problems, Barakat2016 Algorithm 1's breaches (strong, moderate, weak attacker), Awad2019's PEM
+  semantic   the semantic attack of AlShuhail2021: reconstruct records by term relatedness (GloVe, NGD, a table)
+  audit      is it safe to publish? Guarantee 1, PEM, the three attackers, a quick semantic attack,
+             recommendations; exit 1 when a threshold is crossed
+
+Each command has its own help: python -m attacks audit --help"""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +33,11 @@ def main(argv: list[str] | None = None) -> int:
         from attacks import semantic_cli
 
         return run_cli(semantic_cli.main, rest)
-    print(f"error: unknown command {command!r}; choose cover or semantic", file=sys.stderr)
+    if command == "audit":
+        from attacks import audit_cli
+
+        return run_cli(audit_cli.main, rest)
+    print(f"error: unknown command {command!r}; choose cover, semantic or audit", file=sys.stderr)
     return 2
 
 

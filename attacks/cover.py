@@ -32,6 +32,7 @@ Chunk numbers in reports are 0-based positions in the cluster's ``record_chunks`
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -42,6 +43,7 @@ import numpy as np
 from anonymizer.release import Release
 from attacks.cover_problem import FlatRelease, awad_covers, barakat_relations, flatten
 from attacks.knowledge import Knowledge, make_knowledge
+from corpora.errors import InputError
 
 __all__ = ["CoverProblem", "Breach", "CoverReport", "detect", "run_cover_attack", "knowledge_pair_keys"]
 
@@ -65,7 +67,7 @@ class CoverProblem:
     item_chunk: int | None = None
     linkable: bool | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         if self.item is None:
             del out["item"], out["item_chunk"]
@@ -85,7 +87,7 @@ class Breach:
     covered: list[str]
     records: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -110,11 +112,43 @@ class CoverReport:
     seconds: float = 0.0
     knowledge_seconds: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        """Every count and the listings, as plain Python values (what ``--json`` prints)."""
         out = {k: v for k, v in asdict(self).items() if k not in ("cover_problems", "breach_list")}
-        out["cover_problems"] = [p.to_json() for p in self.cover_problems]
-        out["breach_list"] = [b.to_json() for b in self.breach_list]
+        out["cover_problems"] = [p.to_dict() for p in self.cover_problems]
+        out["breach_list"] = [b.to_dict() for b in self.breach_list]
         return out
+
+    def to_json(self, indent: int | None = None) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    def summary(self) -> dict[str, Any]:
+        """The counts without the listings."""
+        return {k: v for k, v in self.to_dict().items() if k not in ("cover_problems", "breach_list")}
+
+    def to_frame(self, what: str = "cover_problems") -> Any:
+        """A pandas DataFrame, one row per cover problem (``what="cover_problems"``) or per breach
+        (``what="breaches"``); list cells (covered, covering items) are joined with ``"; "``."""
+        import pandas as pd
+
+        if what not in ("cover_problems", "breaches"):
+            raise InputError(f"to_frame: what must be 'cover_problems' or 'breaches', got {what!r}")
+        if what == "cover_problems":
+            rows, columns = [asdict(p) for p in self.cover_problems], list(CoverProblem.__dataclass_fields__)
+        else:
+            rows, columns = [asdict(b) for b in self.breach_list], list(Breach.__dataclass_fields__)
+        for row in rows:
+            for key, value in row.items():
+                if isinstance(value, list):
+                    row[key] = "; ".join(value)
+        return pd.DataFrame(rows, columns=columns)
+
+    def __repr__(self) -> str:
+        awad = sum(1 for p in self.cover_problems if p.definition == "awad2019")
+        return (f"CoverReport(attacker={self.attacker!r}, records={self.n_records}, "
+                f"vulnerable_records={self.vulnerable_records}, breaches={self.breaches}, pem={self.pem:.4f}, "
+                f"vulnerable_chunks={self.vulnerable_chunks}/{self.record_chunks}, cover_problems={awad})")
 
 
 def knowledge_pair_keys(itemsets: Iterable[Sequence[str]], term_id: dict[str, int]) -> np.ndarray:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 
@@ -11,8 +10,10 @@ from anonymizer.release import load_release, load_truth
 from anonymizer.seeds import seed_argument
 from attacks.cover import CoverReport, run_cover_attack
 from attacks.knowledge import ATTACKERS, load_knowledge, make_knowledge, save_knowledge
+from corpora.cli_options import add_reading_options, reading_options
 from corpora.errors import InputError
 from corpora.files import check_output_paths
+from corpora.formats import FORMATS
 
 __all__ = ["main", "format_report"]
 
@@ -34,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--save-knowledge", metavar="FILE", help="write the knowledge used as JSON lines")
     p.add_argument("--truth", metavar="FILE", help="truth file: the attacker knows the real records of the release")
     p.add_argument("--original", metavar="INPUT", help="original dataset file: the attacker knows its records")
+    p.add_argument("--format", choices=FORMATS, default=None, help="format of --original (default: by extension)")
+    add_reading_options(p, what="--original")
     p.add_argument("--moderate-share", type=float, default=0.5, help="share of records the moderate attacker knows")
     p.add_argument("--seed", type=seed_argument, default=0, help="seed of the simulated knowledge (default 0)")
     p.add_argument("--max-problems", type=int, default=20, help="cover problems listed per definition in text output")
@@ -93,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.original:
             from corpora.registry import load_dataset
 
-            original = load_dataset(args.original)
+            original = load_dataset(args.original, format=args.format, **reading_options(args))
         knowledge = make_knowledge(release, args.attacker, args.seed, truth=truth, original=original,
                                    moderate_share=args.moderate_share)
     vocabulary = str(knowledge.details.get("vocabulary", "")) if knowledge.attacker == "weak" else ""
@@ -104,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         save_knowledge(knowledge, args.save_knowledge)
     report = run_cover_attack(release, args.attacker, args.seed, args.moderate_share, knowledge)
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
+        print(report.to_json())
     else:
         print(format_report(report, args.release, args.max_problems))
     return 0

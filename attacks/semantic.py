@@ -40,6 +40,7 @@ the search, or no trial passes, the chunk is placed at random (seeded) and the r
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 import time
 from collections import Counter
@@ -127,6 +128,30 @@ class SemanticResult:
     def records(self) -> list[list[str]]:
         """All reconstructed records, flat, in the output order (see the module docstring)."""
         return [r for c in self.clusters for r in c.records]
+
+    def __repr__(self) -> str:
+        records = sum(len(c.records) for c in self.clusters)
+        vpa = f", vpa_trials={self.vpa_trials}" if self.selector == "VPA" else ""
+        return (f"SemanticResult(selector={self.selector!r}, scorer={self.scorer!r}, chunks={self.chunks!r}, "
+                f"clusters={len(self.clusters)}, joint_clusters={len(self.shared)}, records={records}, "
+                f"unknown_terms={self.unknown_terms}{vpa})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counters (:meth:`summary`) and the reconstructed records, as plain Python values."""
+        return {**self.summary(), "clusters": len(self.clusters), "reconstructed": self.records()}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    def to_frame(self) -> Any:
+        """One row per reconstructed record: cluster, anchor position, whether the anchor was a listed
+        C_1 sub-record, and the record's terms joined with ``"; "`` (a pandas DataFrame)."""
+        import pandas as pd
+
+        rows = [{"cluster": c.cluster_id, "anchor": a, "listed_anchor": a < c.n_listed, "terms": "; ".join(r)}
+                for c in self.clusters for a, r in enumerate(c.records)]
+        return pd.DataFrame(rows, columns=["cluster", "anchor", "listed_anchor", "terms"])
 
     def summary(self) -> dict[str, Any]:
         """The report counters as a plain dict."""

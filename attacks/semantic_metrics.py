@@ -134,6 +134,15 @@ class SemanticMetrics:
             for r in self.rows
         ]
 
+    def to_frame(self) -> Any:
+        """The tidy rows of :meth:`as_rows` as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.as_rows(), columns=["metric", "part", "method", "value", "lo", "hi", "n"])
+
+    def __repr__(self) -> str:
+        return f"SemanticMetrics(selector={self.selector!r}, records={self.records}, rows={len(self.rows)})"
+
     def get(self, metric: str, part: str, method: str | None = None) -> float:
         """The value of one cell (``method`` defaults to the attack's selector)."""
         method = method or self.selector

@@ -54,7 +54,9 @@ def load(name: str):
 
 
 def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, refine: bool, gc_on: bool) -> dict:
-    import anonymizer.disassociate as D
+    import importlib
+
+    D = importlib.import_module("anonymizer.disassociate")  # the package attribute is the function
 
     if gc_on:  # the comparison run: the same work with the cyclic collector left running
         import contextlib

@@ -1,6 +1,41 @@
-"""Transaction data: the dataset type, file formats, named datasets, synthetic and text corpora."""
+"""Transaction data: the dataset type, file formats, named datasets, synthetic and text corpora.
+
+The functions most people need are importable from here (loaded on first use, so that
+``import corpora`` stays cheap)::
+
+    from corpora import load_dataset, read_dataset, write_dataset, from_dataframe
+    ds = load_dataset("terrovitis2012-fig2")          # a name, a synthetic: spec or a file
+    ds = read_dataset("orders.csv", user_column="user_id", item_column="item")
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
 
 from corpora.dataset import DatasetStats, TransactionDataset
 from corpora.errors import InputError
 
-__all__ = ["DatasetStats", "InputError", "TransactionDataset"]
+__all__ = ["DatasetStats", "InputError", "TransactionDataset", "from_dataframe", "generate_quest", "list_datasets",
+           "load_dataset", "read_dataset", "write_dataset"]
+
+_LAZY = {
+    "load_dataset": ("corpora.registry", "load_dataset"),
+    "list_datasets": ("corpora.registry", "list_datasets"),
+    "read_dataset": ("corpora.formats", "read_dataset"),
+    "write_dataset": ("corpora.formats", "write_dataset"),
+    "from_dataframe": ("corpora.formats", "dataset_from_frame"),
+    "generate_quest": ("corpora.synthetic", "generate_quest"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'corpora' has no attribute {name!r}") from None
+    return getattr(import_module(module), attribute)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

@@ -1,16 +1,17 @@
-"""`python -m corpora list|stats|convert`: named datasets, dataset statistics, format conversion.
+"""`python -m corpora list|stats|convert|build-text`: named datasets, statistics, conversion, text corpora.
 
-Usage::
+One argparse parser with a subparser per command (``python -m corpora --help`` lists them,
+``python -m corpora stats --help`` describes one)::
 
     python -m corpora list [--json] [--cache-dir DIR]
-    python -m corpora stats FILE_OR_NAME [--format F] [--delimiter D] [--json]
-                            [--download] [--trust] [--cache-dir DIR]
-    python -m corpora convert INPUT -o OUTPUT [--format F] [--delimiter D] [--to F]
-                              [--to-delimiter D] [--download] [--trust] [--cache-dir DIR]
+    python -m corpora stats FILE_OR_NAME [--format F] [--delimiter D] [--header|--no-header]
+                            [--user-column C] [--item-column C] [--json] [--download] [--trust] [--cache-dir DIR]
+    python -m corpora convert INPUT -o OUTPUT [reading options as for stats] [--to F] [--to-delimiter D]
+    python -m corpora build-text --source NAME [--density X] [--topics N] ... -o OUT.jsonl
 
 ``INPUT``/``FILE_OR_NAME`` is anything :func:`corpora.registry.load_dataset` accepts (a file, a
-dataset name, a ``synthetic:`` spec). Bad input raises :class:`InputError`, which the dispatcher
-in ``corpora/__main__.py`` prints as one line (exit status 2).
+dataset name, a ``synthetic:`` spec). Bad input raises :class:`InputError`, which
+``corpora/__main__.py`` prints as one line (exit status 2).
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from corpora.cli_options import add_reading_options, reading_options
 from corpora.errors import InputError
 from corpora.files import check_output_paths
 from corpora.formats import FORMATS, write_dataset
 from corpora.registry import list_datasets, load_dataset
 from corpora.shaped import SHAPED_STAND_INS, compare
 
-__all__ = ["main"]
+__all__ = ["main", "run", "build_parser", "COMMANDS"]
+
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,8 +41,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_source_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=FORMATS, help="input format (default: from the extension)")
-    parser.add_argument("--delimiter", help="item delimiter of basket/kdd input")
+    parser.add_argument("--format", choices=FORMATS, help="input format (default: from the extension; long when a "
+                                                          "user or item column is named)")
+    add_reading_options(parser)
     parser.add_argument("--download", action="store_true",
                         help="allow fetching bms-* datasets into the cache (needs network)")
     parser.add_argument("--trust", action="store_true",
@@ -50,7 +54,7 @@ def _add_source_options(parser: argparse.ArgumentParser) -> None:
 
 def _load(args: argparse.Namespace, source: str):
     return load_dataset(source, cache_dir=args.cache_dir, download=args.download, format=args.format,
-                        trust=args.trust, delimiter=args.delimiter)
+                        trust=args.trust, **reading_options(args))
 
 
 def _text_sources() -> list[dict[str, Any]] | None:
@@ -69,11 +73,7 @@ def _text_sources() -> list[dict[str, Any]] | None:
     return rows
 
 
-def _cmd_list(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="python -m corpora list", description="List named datasets and text sources.")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--cache-dir", help="download cache to look in")
-    args = parser.parse_args(argv)
+def _cmd_list(args: argparse.Namespace) -> int:
     datasets = [info.__dict__ for info in list_datasets(cache_dir=args.cache_dir)]
     texts = _text_sources()
     if args.json:
@@ -94,12 +94,7 @@ def _cmd_list(argv: Sequence[str]) -> int:
     return 0
 
 
-def _cmd_stats(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="python -m corpora stats", description="Statistics of a dataset.")
-    parser.add_argument("source", metavar="FILE_OR_NAME")
-    _add_source_options(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args(argv)
+def _cmd_stats(args: argparse.Namespace) -> int:
     ds = _load(args, args.source)
     stats = {"name": ds.name, **ds.stats().as_dict()}
     if args.json:
@@ -118,14 +113,7 @@ def _cmd_stats(argv: Sequence[str]) -> int:
     return 0
 
 
-def _cmd_convert(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="python -m corpora convert", description="Convert a dataset to another format.")
-    parser.add_argument("source", metavar="INPUT")
-    parser.add_argument("-o", "--output", required=True, help="output file")
-    _add_source_options(parser)
-    parser.add_argument("--to", choices=FORMATS, help="output format (default: from the output extension)")
-    parser.add_argument("--to-delimiter", help="item delimiter of basket/kdd output")
-    args = parser.parse_args(argv)
+def _cmd_convert(args: argparse.Namespace) -> int:
     check_output_paths({"output": args.output}, {"input": args.source})
     ds = _load(args, args.source)
     write_dataset(ds, args.output, format=args.to, delimiter=args.to_delimiter)
@@ -134,11 +122,76 @@ def _cmd_convert(argv: Sequence[str]) -> int:
     return 0
 
 
-_COMMANDS = {"list": _cmd_list, "stats": _cmd_stats, "convert": _cmd_convert}
+def _cmd_build_text(args: argparse.Namespace) -> int:
+    from corpora import text_cli
+
+    return text_cli.run(args)
+
+
+COMMANDS: dict[str, str] = {
+    "list": "list the named datasets and text sources, and whether each is present offline",
+    "stats": "records, distinct terms, lengths and type-token density of a dataset (file or name)",
+    "convert": "convert a dataset to another format (spmf, kdd, basket, jsonl, long, parquet)",
+    "build-text": "build transactions from a named text source (AlShuhail2021 section 5.1)",
+}
+"""The subcommands and their one-line descriptions (``python -m corpora --help``)."""
+
+_EPILOG = """examples:
+  python -m corpora list
+  python -m corpora stats kosarak10k
+  python -m corpora stats orders.csv --user-column user_id --item-column item
+  python -m corpora convert terrovitis2012-fig2 -o fig2.jsonl
+  python -m corpora build-text --source lee --density 0.3 --topics 10 --seed 0 -o lee.jsonl
+
+Each command has its own help: python -m corpora stats --help"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``python -m corpora`` parser, one subparser per command of :data:`COMMANDS`."""
+    from corpora import text_cli
+
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(prog="python -m corpora", formatter_class=formatter, epilog=_EPILOG,
+                     description="Transaction data for the workbench: named datasets, statistics, format conversion "
+                                 "and text corpora.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    sub.required = True
+    defaults = argparse.ArgumentDefaultsHelpFormatter
+
+    p = sub.add_parser("list", help=COMMANDS["list"], description=COMMANDS["list"], formatter_class=defaults)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--cache-dir", help="download cache to look in (default $DISASSOC_CACHE or "
+                                       "~/.cache/disassociation-workbench)")
+    p.set_defaults(handler=_cmd_list)
+
+    p = sub.add_parser("stats", help=COMMANDS["stats"], description=COMMANDS["stats"])
+    p.add_argument("source", metavar="FILE_OR_NAME", help="a dataset file, a dataset name or a synthetic: spec")
+    _add_source_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_cmd_stats)
+
+    p = sub.add_parser("convert", help=COMMANDS["convert"], description=COMMANDS["convert"])
+    p.add_argument("source", metavar="INPUT", help="a dataset file, a dataset name or a synthetic: spec")
+    p.add_argument("-o", "--output", required=True, help="output file (its extension gives the format unless --to)")
+    _add_source_options(p)
+    p.add_argument("--to", choices=FORMATS, help="output format (default: from the output extension)")
+    p.add_argument("--to-delimiter", help="item delimiter of basket/kdd/long output")
+    p.set_defaults(handler=_cmd_convert)
+
+    p = sub.add_parser("build-text", help=COMMANDS["build-text"], description=text_cli.DESCRIPTION)
+    text_cli.add_arguments(p)
+    p.set_defaults(handler=_cmd_build_text)
+    return parser
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse a whole ``python -m corpora`` command line and run it; returns the exit status."""
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    return args.handler(args)
 
 
 def main(command: str, argv: Sequence[str] | None = None) -> int:
-    """Run ``command`` (``list``, ``stats`` or ``convert``) with its arguments; returns the exit status."""
-    if command not in _COMMANDS:
-        raise InputError(f"unknown command {command!r}; choose one of: {', '.join(_COMMANDS)}")
-    return _COMMANDS[command](list(sys.argv[2:] if argv is None else argv))
+    """Run ``command`` (a key of :data:`COMMANDS`) with its arguments; returns the exit status."""
+    if command not in COMMANDS:
+        raise InputError(f"unknown command {command!r}; choose one of: {', '.join(COMMANDS)}")
+    return run([command, *(sys.argv[2:] if argv is None else argv)])

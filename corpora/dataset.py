@@ -100,6 +100,23 @@ class TransactionDataset:
         vocabulary = tuple(terms[i] for i in order)
         return cls(vocabulary, indptr_arr, indices, name=name, metadata=dict(metadata or {}))
 
+    @classmethod
+    def from_frame(
+        cls,
+        frame: Any,
+        user: str | int | None = None,
+        item: str | int | None = None,
+        name: str = "",
+    ) -> TransactionDataset:
+        """Build a dataset from a pandas DataFrame (:func:`corpora.formats.dataset_from_frame`).
+
+        Long rows (``user`` groups them into records, ``item`` holds one term a row) or one list of
+        terms a row in ``item``. The user values only group rows; they are not kept.
+        """
+        from corpora.formats import dataset_from_frame  # formats imports this module
+
+        return dataset_from_frame(frame, user=user, item=item, name=name)
+
     # ------------------------------------------------------------------ record access
     def __len__(self) -> int:
         return len(self.indptr) - 1

@@ -1,4 +1,4 @@
-"""Reading and writing transaction files: SPMF/FIMI, KDD-Cup two-column, basket, JSON lines.
+"""Reading and writing transaction files: SPMF/FIMI, KDD-Cup two-column, basket, JSON lines, long tables, parquet.
 
 Formats (chosen by ``format=`` or by the file extension; a trailing ``.gz`` is read and written
 through gzip):
@@ -16,11 +16,24 @@ through gzip):
     terms survive. A line without a tab is split on whitespace instead.
 ``basket`` (``.csv``, ``.basket``)
     One transaction per line, items separated by ``delimiter`` (default ``","``); spaces around an
-    item are stripped and empty items (``a,,b``, a trailing comma) are ignored.
+    item are stripped and empty items (``a,,b``, a trailing comma) are ignored. A one-character
+    delimiter goes through the :mod:`csv` module, so a quoted item (``"salt, sea"``) may hold it.
 ``jsonl`` (``.jsonl``, ``.json``)
-    One JSON array of string terms per line. The only format that keeps every term exactly
-    (multi-word terms, leading ``#``, separators) and the only one that can hold an empty record
-    (``[]``).
+    One JSON array of string terms per line. The only text format that keeps every term exactly
+    (multi-word terms, leading ``#``, separators) and can hold an empty record (``[]``).
+``long`` (no extension of its own: ``--format long``, or a ``.csv``/``.tsv`` file read with a user
+or item column named)
+    One row per user and item, CSV or TSV (:mod:`corpora.tabular`): ``user_column`` groups the
+    rows into records and is then dropped, ``item_column`` gives the terms.
+``parquet`` (``.parquet``, ``.pq``)
+    A parquet table, long (a user and an item column) or one list of items per row
+    (:mod:`corpora.tabular`). Written as one list column ``items``; holds empty records too.
+
+What is never silently turned into terms (when the reading was not declared): a first line that
+reads as a header (``user_id,item``; :func:`corpora.tabular.looks_like_header`) in a basket or kdd
+file is refused unless ``header`` says what it is, and a basket file in which no line holds the
+expected delimiter but some hold another one (``;``, a tab, ``|``) is refused unless
+``delimiter`` is given. The refusal is one line saying which option declares the reading.
 
 Lines end at ``\n`` (a ``\r`` before it is ignored). Reading stops with an error at a line longer
 than :data:`MAX_LINE_BYTES` (16 MiB) or at a NUL byte, so ``/dev/zero``, a binary file or an
@@ -37,6 +50,7 @@ file + rename, see :mod:`corpora.files`) and refuse a term the format cannot rep
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import json
@@ -51,12 +65,14 @@ import pandas as pd
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import atomic_open, read_bounded
+from corpora.tabular import delimiter_hint, frame_tokens, looks_like_header, parquet_tokens, parse_long, write_parquet
 
-__all__ = ["FORMATS", "EXTENSIONS", "dataset_from_tokens", "detect_format", "parse_dataset", "read_dataset",
+__all__ = ["FORMATS", "EXTENSIONS", "HEADER_FORMATS", "COLUMN_FORMATS", "dataset_from_frame", "dataset_from_tokens",
+           "detect_format", "parse_dataset", "read_dataset", "resolve_format",
            "write_dataset"]
 
 #: The supported format names.
-FORMATS: tuple[str, ...] = ("spmf", "kdd", "basket", "jsonl")
+FORMATS: tuple[str, ...] = ("spmf", "kdd", "basket", "jsonl", "long", "parquet")
 
 #: File extension (without ``.gz``) -> format.
 EXTENSIONS: dict[str, str] = {
@@ -64,7 +80,14 @@ EXTENSIONS: dict[str, str] = {
     ".tsv": "kdd",
     ".csv": "basket", ".basket": "basket",
     ".jsonl": "jsonl", ".json": "jsonl",
+    ".parquet": "parquet", ".pq": "parquet",
 }
+
+#: Formats whose first line may be a header (``header=`` applies to them).
+HEADER_FORMATS: tuple[str, ...] = ("basket", "kdd", "long")
+
+#: Formats that read the user and item columns of a table.
+COLUMN_FORMATS: tuple[str, ...] = ("long", "parquet")
 
 MAX_LINE_BYTES = 16 << 20
 """Longest line a reader accepts (bytes): a longer one, or a NUL byte, means the input is not a
@@ -302,31 +325,85 @@ def _read_spmf(text: str, path: str | Path) -> tuple[list[str], np.ndarray, int,
     return flat, rows, n_rows, rename
 
 
-def _read_basket(text: str, path: str | Path, delimiter: str) -> tuple[list[str], np.ndarray, int]:
+def _basket_rows(text: str, path: str | Path, delimiter: str) -> list[tuple[int, list[str]]]:
+    """(line number, stripped non-empty items) of every non-blank line; quoted items through csv."""
+    out: list[tuple[int, list[str]]] = []
+    if len(delimiter) == 1 and '"' in text:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+        start = 1
+        try:
+            for fields in reader:
+                if len(fields) > 1 or (fields and fields[0].strip()):
+                    out.append((start, [f.strip() for f in fields]))
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            raise InputError(f"{path}:{reader.line_num}: malformed quoting ({exc})") from None
+    else:
+        for lineno, line in enumerate(text.split("\n"), 1):
+            if line.strip():
+                out.append((lineno, [item.strip() for item in line.split(delimiter)]))
+    return out
+
+
+def _read_basket(text: str, path: str | Path, delimiter: str, header: bool | None = None,
+                 declared: bool = False) -> tuple[list[str], np.ndarray, int]:
+    rows = _basket_rows(text, path, delimiter)
+    if not declared and rows and all(len(items) == 1 for _, items in rows):
+        other = delimiter_hint([items[0] for _, items in rows], delimiter)
+        if other is not None:
+            raise InputError(f"{path}: no line holds the delimiter {delimiter!r} but lines hold {other!r}; pass "
+                             f"--delimiter {_shown(other)} (or --delimiter {_shown(delimiter)} to keep every line "
+                             "one term)")
+    rows = _drop_header(rows, path, header, "basket", delimiter)
     records: list[list[str]] = []
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        items = [item.strip() for item in line.split(delimiter)]
+    for lineno, items in rows:
         items = [item for item in items if item]
         if not items:
             raise InputError(f"{path}:{lineno}: no items, only the delimiter {delimiter!r}")
         records.append(items)
-    flat, rows = _flatten(records)
-    return flat, rows, len(records)
+    flat, rows_of = _flatten(records)
+    return flat, rows_of, len(records)
 
 
-def _read_kdd(text: str, path: str | Path, delimiter: str) -> tuple[list[str], np.ndarray, int]:
-    tids: list[str] = []
-    items: list[str] = []
+def _shown(delimiter: str) -> str:
+    return "'\\t'" if delimiter == "\t" else repr(delimiter)
+
+
+def _drop_header(rows: list[tuple[int, list[str]]], path: str | Path, header: bool | None, fmt: str,
+                 delimiter: str) -> list[tuple[int, list[str]]]:
+    """``rows`` without the first one when it is a header; a header-looking first row needs ``header``."""
+    if not rows or header is False:
+        return rows
+    if header:
+        return rows[1:]
+    lineno, first = rows[0]
+    later = {item for _, items in rows[1:200] for item in items}
+    if looks_like_header(first, later):
+        line = delimiter.join(first)
+        raise InputError(
+            f"{path}:{lineno}: the first line {line[:60]!r} looks like a header; for one row per user and item "
+            f"pass --format long --user-column C --item-column C, else --header (skip it) or --no-header "
+            f"(read it as a {fmt} record)")
+    return rows
+
+
+def _read_kdd(text: str, path: str | Path, delimiter: str,
+              header: bool | None = None) -> tuple[list[str], np.ndarray, int]:
+    rows: list[tuple[int, list[str]]] = []
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = line.split(delimiter) if delimiter in line else line.split()
+        rows.append((lineno, fields))
+    rows = _drop_header(rows, path, header, "kdd", delimiter)
+    tids: list[str] = []
+    items: list[str] = []
+    for lineno, fields in rows:
         if len(fields) != 2:
             raise InputError(
                 f"{path}:{lineno}: expected 2 columns (transaction id, item id) separated by "
-                f"{'a tab' if delimiter == chr(9) else repr(delimiter)}, found {len(fields)}"
+                f"{'a tab' if delimiter == chr(9) else repr(delimiter)}, found {len(fields)}; for a table with "
+                "more columns pass --format long --user-column C --item-column C"
             )
         tid, item = fields[0].strip(), fields[1].strip()
         if not tid or not item:
@@ -378,25 +455,68 @@ def _read_jsonl_lines(text: str, path: str | Path) -> tuple[list[str], np.ndarra
     return flat, rows, len(records)
 
 
+def resolve_format(
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    *,
+    header: bool | None = None,
+    user_column: str | int | None = None,
+    item_column: str | int | None = None,
+) -> str:
+    """The format to read ``path`` in, with the reading options checked against it.
+
+    Naming a user or item column without a format reads a ``.csv``/``.tsv`` file as ``long``.
+    An option that does not apply to the format is refused in one line.
+    """
+    columns = user_column is not None or item_column is not None
+    if format is None and columns:
+        fmt = detect_format(path, None)
+        if fmt in ("basket", "kdd"):
+            fmt = "long"
+    else:
+        fmt = detect_format(path, format)
+    if columns and fmt not in COLUMN_FORMATS:
+        raise InputError(f"--user-column/--item-column apply to the long and parquet formats, not {fmt}")
+    if header is not None and fmt not in HEADER_FORMATS:
+        raise InputError(f"--header/--no-header apply to the {', '.join(HEADER_FORMATS)} formats, not {fmt}")
+    return fmt
+
+
 def read_dataset(
     path: str | os.PathLike[str],
     format: str | None = None,
     delimiter: str | None = None,
+    *,
+    header: bool | None = None,
+    user_column: str | int | None = None,
+    item_column: str | int | None = None,
 ) -> TransactionDataset:
     """Read a transaction file into a :class:`TransactionDataset` (see the module doc for formats).
 
-    ``delimiter`` applies to ``basket`` (default ``","``) and ``kdd`` (default tab). Raises
+    ``delimiter`` applies to ``basket`` (default ``","``), ``kdd`` (default tab) and ``long``
+    (default tab for ``.tsv``/``.tab``, else ``","``); ``header`` (``True``: the first line is a
+    header, ``False``: it is data, ``None``: detect) to ``basket``, ``kdd`` and ``long``;
+    ``user_column``/``item_column`` (0-based index or header name) to ``long`` and ``parquet``.
+    The user column only groups rows into records: its values are not kept anywhere. Raises
     :class:`InputError` for a missing, empty or malformed file (``FILE:LINE: what is wrong``).
     The dataset's name is the file name without extensions; ``metadata`` records path and format.
     """
     path = Path(path)
-    fmt = detect_format(path, format)
+    fmt = resolve_format(path, format, header=header, user_column=user_column, item_column=item_column)
     _check_delimiter(fmt, delimiter)
-    data = _read_bytes(path)
     name = path.name
     while Path(name).suffix:
         name = Path(name).stem
-    return parse_dataset(data, fmt, name=name, source=str(path), delimiter=delimiter)
+    if fmt == "parquet":
+        if delimiter is not None:
+            raise InputError("a delimiter does not apply to the parquet format")
+        flat, rows, n_rows = parquet_tokens(path, user_column, item_column)
+        if n_rows == 0:
+            raise _no_records(path)
+        return dataset_from_tokens(flat, rows, n_rows, name=name, metadata={"path": str(path), "format": fmt})
+    data = _read_bytes(path)
+    return parse_dataset(data, fmt, name=name, source=str(path), delimiter=delimiter, header=header,
+                         user_column=user_column, item_column=item_column)
 
 
 def parse_dataset(
@@ -406,14 +526,24 @@ def parse_dataset(
     source: str = "<data>",
     delimiter: str | None = None,
     metadata: dict | None = None,
+    *,
+    header: bool | None = None,
+    user_column: str | int | None = None,
+    item_column: str | int | None = None,
 ) -> TransactionDataset:
     """Parse the bytes of a transaction file (already decompressed) in ``format``.
 
     ``source`` names the data in error messages (``SOURCE:LINE: what is wrong``); ``metadata``
-    is merged over ``{"path": source, "format": format}``.
+    is merged over ``{"path": source, "format": format}``. The reading options are those of
+    :func:`read_dataset` (a parquet table needs a file: use :func:`read_dataset`).
     """
-    fmt = detect_format(source, format)
+    fmt = resolve_format(source, format, header=header, user_column=user_column, item_column=item_column)
+    if fmt == "parquet":
+        raise InputError(f"{source}: a parquet table is read from a file (read_dataset), not from bytes")
+    declared = delimiter is not None
     delimiter = _check_delimiter(fmt, delimiter)
+    if fmt == "long" and not declared:
+        delimiter = "\t" if re.search(r"\.(tsv|tab)(\.gz)?$", source.lower()) else ","
     meta = {"path": source, "format": fmt, **(metadata or {})}
     if fmt == "spmf":
         fast = _numeric_spmf(data, name, meta)
@@ -430,9 +560,11 @@ def parse_dataset(
     if fmt == "spmf":
         flat, rows, n_rows, rename = _read_spmf(text, source)
     elif fmt == "basket":
-        flat, rows, n_rows = _read_basket(text, source, delimiter)
+        flat, rows, n_rows = _read_basket(text, source, delimiter, header, declared)
     elif fmt == "kdd":
-        flat, rows, n_rows = _read_kdd(text, source, delimiter)
+        flat, rows, n_rows = _read_kdd(text, source, delimiter, header)
+    elif fmt == "long":
+        flat, rows, n_rows = parse_long(text, source, delimiter, user_column, item_column, header)
     else:
         flat, rows, n_rows = _read_jsonl(text, source)
     if n_rows == 0:
@@ -440,15 +572,34 @@ def parse_dataset(
     return dataset_from_tokens(flat, rows, n_rows, name=name, metadata=meta, rename=rename)
 
 
+def dataset_from_frame(
+    frame: pd.DataFrame,
+    user: str | int | None = None,
+    item: str | int | None = None,
+    name: str = "",
+) -> TransactionDataset:
+    """A dataset from a pandas DataFrame: long rows (``user`` and ``item`` columns) or item lists.
+
+    With a scalar ``item`` column, ``user`` is required and groups the rows into records (in the
+    order of each user's first row); with an ``item`` column of lists (or sets, tuples), each row
+    is a record, merged by ``user`` when given. ``item`` defaults to a column named ``"item"``.
+    The user values are not kept anywhere. Integer items become their decimal text.
+    """
+    flat, rows, n_rows = frame_tokens(frame, user, item)
+    return dataset_from_tokens(flat, rows, n_rows, name=name, metadata={"format": "dataframe"})
+
+
 def _check_delimiter(fmt: str, delimiter: str | None) -> str:
     if delimiter is None:
-        return {"basket": ",", "kdd": "\t"}.get(fmt, "")
-    if fmt not in ("basket", "kdd"):
-        raise InputError(f"a delimiter applies to the basket and kdd formats only, not {fmt}")
+        return {"basket": ",", "kdd": "\t", "long": ","}.get(fmt, "")
+    if fmt not in ("basket", "kdd", "long"):
+        raise InputError(f"a delimiter applies to the basket, kdd and long formats only, not {fmt}")
     if delimiter == "" or "\n" in delimiter or "\r" in delimiter:
         raise InputError(f"delimiter {delimiter!r} must be a non-empty string without line breaks")
     if fmt == "basket" and delimiter.strip() == "" and delimiter != "\t":
         raise InputError("a basket delimiter of spaces is the spmf format; use --format spmf")
+    if fmt == "long" and delimiter == '"':
+        raise InputError("the long format quotes fields with '\"'; it cannot be the delimiter")
     return delimiter
 
 
@@ -460,7 +611,7 @@ def _bad_term(record: int, term: str, why: str, fmt: str) -> InputError:
 def _lines(ds: TransactionDataset, fmt: str, delimiter: str) -> list[str]:
     voc = ds.vocabulary
     # check every distinct term once, then every record for emptiness
-    if fmt != "jsonl":
+    if fmt not in ("jsonl", "parquet"):
         lengths = ds.lengths
         empty = np.flatnonzero(lengths == 0)
         if len(empty):
@@ -483,6 +634,12 @@ def _lines(ds: TransactionDataset, fmt: str, delimiter: str) -> list[str]:
         return [delimiter.join(r) for r in records]
     if fmt == "kdd":
         return [f"{i}{delimiter}{t}" for i, r in enumerate(records) for t in r]
+    if fmt == "long":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
+        writer.writerow(["record", "item"])
+        writer.writerows((i, t) for i, r in enumerate(records) for t in r)
+        return buffer.getvalue().rstrip("\n").split("\n")
     dumps = json.dumps
     return [dumps(r, ensure_ascii=False) for r in records]
 
@@ -498,8 +655,10 @@ def _term_problem(term: str, fmt: str, delimiter: str) -> str:
         if term[0] in _COMMENT_STARTS:
             return "starts with a comment character (#, % or @)"
         return ""
-    if delimiter in term:
+    if delimiter in term and fmt != "long":
         return f"contains the delimiter {delimiter!r}"
+    if fmt == "basket" and term.startswith('"'):
+        return "starts with a double quote (read as quoting)"
     if term != term.strip():
         return "has leading or trailing whitespace (stripped on reading)"
     return ""
@@ -513,7 +672,9 @@ def write_dataset(
 ) -> None:
     """Write ``ds`` to ``path`` atomically in ``format`` (or the format of the extension).
 
-    Each record's terms are written sorted; record order is kept. A term the format cannot hold
+    Each record's terms are written sorted; record order is kept (``long`` writes a header
+    ``record,item`` and the record numbers as users; ``parquet`` one list column ``items``). A
+    term the format cannot hold
     (a separator inside it, an SPMF comment character in front, ...) or an empty record outside
     ``jsonl`` raises :class:`InputError` and leaves no file behind. A ``.gz`` path is gzipped
     with a zero timestamp, so the same dataset gives the same bytes.
@@ -521,6 +682,13 @@ def write_dataset(
     path = Path(path)
     fmt = detect_format(path, format)
     delimiter = _check_delimiter(fmt, delimiter)
+    if fmt == "parquet":
+        if delimiter:
+            raise InputError("a delimiter does not apply to the parquet format")
+        write_parquet(ds.sorted_records(), path)
+        return
+    if fmt == "long" and re.search(r"\.(tsv|tab)(\.gz)?$", path.name.lower()) and delimiter == ",":
+        delimiter = "\t"
     lines = _lines(ds, fmt, delimiter)
     payload = ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
     with atomic_open(path, "wb") as handle:

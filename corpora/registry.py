@@ -349,15 +349,27 @@ def load_dataset(
     format: str | None = None,
     trust: bool = False,
     delimiter: str | None = None,
+    *,
+    header: bool | None = None,
+    user_column: str | int | None = None,
+    item_column: str | int | None = None,
 ) -> TransactionDataset:
     """Load a named dataset, a ``synthetic:`` spec or a transaction file (see the module doc).
 
-    ``format``/``delimiter`` apply to files only. ``download``/``trust``/``cache_dir`` apply to the
-    BMS datasets. An unknown name that is not an existing file raises :class:`InputError` listing
-    the known names.
+    ``format``/``delimiter`` apply to files only, and so do ``header``, ``user_column`` and
+    ``item_column`` (:func:`corpora.formats.read_dataset`; a name given with them is refused).
+    ``download``/``trust``/``cache_dir`` apply to the BMS datasets. An unknown name that is not an
+    existing file raises :class:`InputError` listing the known names.
+
+    >>> load_dataset("terrovitis2012-fig2")
+    TransactionDataset('terrovitis2012-fig2', records=10, terms=12, avg_length=4.40)
     """
     text = os.fspath(name_or_path)
     key = text.strip().lower()
+    file_options = {"header": header, "user_column": user_column, "item_column": item_column}
+    if any(v is not None for v in file_options.values()) and (
+            key in dataset_names() or key.startswith("synthetic:") or key == "synthetic"):
+        raise InputError(f"{text}: --header/--user-column/--item-column apply to files, not to a named dataset")
     if key in PACKAGED_DATASETS:
         return _load_packaged(PACKAGED_DATASETS[key])
     if key in REMOTE_DATASETS:
@@ -370,7 +382,7 @@ def load_dataset(
         return _load_synthetic(text.strip())
     path = Path(text)
     if path.exists():
-        return read_dataset(path, format=format, delimiter=delimiter)
+        return read_dataset(path, format=format, delimiter=delimiter, **file_options)
     raise InputError(f"{text!r} is neither a file nor a known dataset; names: {', '.join(dataset_names())}, "
                      "synthetic:records=N,domain=D,avg_length=L,skew=S,seed=X")
 

@@ -17,9 +17,14 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from corpora.errors import InputError
-from corpora.text import PARTS, build_text_dataset, write_text_dataset
 
-__all__ = ["main", "describe_choice"]
+__all__ = ["main", "run", "add_arguments", "describe_choice", "DESCRIPTION", "PARTS"]
+
+PARTS = ("all", "attacked", "reference")
+"""The parts of a source (``corpora.textbuild.PARTS``; written out so the parser builds without the text stack)."""
+
+DESCRIPTION = ("Build transactions from a named text source (AlShuhail2021 section 5.1): pre-processing, a seeded "
+               "attacked/reference split, NMF topics, TF-IDF top-N terms and a target type-token density.")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,18 +42,26 @@ def _topic_list(text: str) -> list[int]:
     return values
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m corpora build-text",
-                description="Transactions from a named text source (AlShuhail2021 section 5.1).")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``build-text`` (also used by ``python -m corpora``'s subcommand)."""
     p.add_argument("--source", required=True, help="lee, wiki-sample, newsgroups-sample or reuters")
-    p.add_argument("--density", type=float, default=None, help="type-token density to reach within 0.02")
-    p.add_argument("--topics", type=int, default=None, help="number of NMF topics to fit")
-    p.add_argument("--select-topics", type=_topic_list, default=None, help="keep documents of these topics: 0,3")
-    p.add_argument("--top-n", type=int, default=None, help="keep at most N terms per document (TF-IDF)")
-    p.add_argument("--part", choices=PARTS, default="all", help="all documents, the attacked or the reference part")
-    p.add_argument("--reference-share", type=float, default=0.3, help="share of documents in the reference part")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("-o", "--output", required=True, help="output JSON lines file")
+    p.add_argument("--density", type=float, default=None,
+                   help="type-token density to reach within 0.02 (default: none, full transactions)")
+    p.add_argument("--topics", type=int, default=None, help="number of NMF topics to fit (default: none)")
+    p.add_argument("--select-topics", type=_topic_list, default=None,
+                   help="keep the documents of these topics, e.g. 0,3 (needs --topics)")
+    p.add_argument("--top-n", type=int, default=None, help="keep at most N terms per document by TF-IDF")
+    p.add_argument("--part", choices=PARTS, default="all",
+                   help="all documents, the attacked part or the reference part (default: all)")
+    p.add_argument("--reference-share", type=float, default=0.3,
+                   help="share of documents in the reference part (default: 0.3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the split and the topic model (default: 0)")
+    p.add_argument("-o", "--output", required=True, help="output JSON lines file (a .meta.json is written beside it)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m corpora build-text", description=DESCRIPTION)
+    add_arguments(p)
     return p
 
 
@@ -73,7 +86,13 @@ def describe_choice(density: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, build the dataset, write it and its metadata, print a summary."""
-    args = _parser().parse_args(list(argv) if argv is not None else None)
+    return run(_parser().parse_args(list(argv) if argv is not None else None))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the dataset the parsed options describe, write it and its metadata, print a summary."""
+    from corpora.text import build_text_dataset, write_text_dataset
+
     folder = Path(args.output).parent
     if not folder.is_dir():
         raise InputError(f"{args.output}: the output folder {folder} does not exist")

@@ -79,5 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if result.runs_failed else 0
 
 
+def cli() -> int:
+    """The ``experiments`` console script: :func:`main` with one-line errors (as ``python -m experiments.run``)."""
+    return run_cli(main, sys.argv[1:])
+
+
 if __name__ == "__main__":
     sys.exit(run_cli(main, sys.argv[1:]))

@@ -87,7 +87,7 @@ def release_of(case: Case) -> tuple[dict, dict]:
                             case.refine, case.seed)
     if case.safe:
         rel, tru = safe_disassociate(rel, tru, seed=case.seed, targets=case.targets)
-    return json.loads(json.dumps(rel.to_json())), json.loads(json.dumps(tru.to_json()))
+    return json.loads(json.dumps(rel.to_dict())), json.loads(json.dumps(tru.to_dict()))
 
 
 LIMIT = 20_000

@@ -46,7 +46,7 @@ def test_params_and_ids():
     release, truth = disassociate(ds, 2, 2, 5, horpart="adding", verpart="grouped", refine=False, seed=7)
     assert release.params == {"k": 2, "m": 2, "max_cluster_size": 5, "horpart": "adding", "verpart": "grouped",
                               "refine": False, "safe": False}
-    assert truth.seed == 7 and "seed" in truth.to_json() and "seed" not in json.dumps(release.to_json())
+    assert truth.seed == 7 and "seed" in truth.to_dict() and "seed" not in json.dumps(release.to_dict())
     assert [c.id for c in release.clusters] == ["P1", "P2", "P3"]
     assert [c.id for c in truth.clusters] == ["P1", "P2", "P3"]
     truth.check_against(release)
@@ -121,7 +121,7 @@ def test_seed_changes_order_only():
     ds = toy_dataset("terrovitis2012-fig2")
     a, ta = disassociate(ds, 2, 2, 10, refine=False, seed=1)
     b, tb = disassociate(ds, 2, 2, 10, refine=False, seed=2)
-    assert json.dumps(a.to_json()) != json.dumps(b.to_json())
+    assert json.dumps(a.to_dict()) != json.dumps(b.to_dict())
     for ca, cb in zip(a.clusters, b.clusters, strict=True):
         assert [sorted(ch) for ch in ca.record_chunks] == [sorted(ch) for ch in cb.record_chunks]
 
@@ -165,8 +165,8 @@ def test_release_properties(records, k, m, extra, horpart, verpart, refine, seed
         assert sorted(rebuilt) == list(range(len(records)))
     # same seed, same bytes
     again, truth2 = disassociate(ds, k, m, max_size, horpart=horpart, verpart=verpart, refine=refine, seed=seed)
-    assert json.dumps(again.to_json()) == json.dumps(release.to_json())
-    assert json.dumps(truth2.to_json()) == json.dumps(truth.to_json())
+    assert json.dumps(again.to_dict()) == json.dumps(release.to_dict())
+    assert json.dumps(truth2.to_dict()) == json.dumps(truth.to_dict())
 
 
 @settings(max_examples=30, deadline=None)
@@ -181,4 +181,4 @@ def test_release_does_not_depend_on_record_order(records, k, perm_seed, horpart,
     ds2 = TransactionDataset.from_records([records[i] for i in perm])
     a, _ = disassociate(ds1, k, 2, 2 * k + 2, horpart=horpart, verpart=verpart, refine=refine, seed=5)
     b, _ = disassociate(ds2, k, 2, 2 * k + 2, horpart=horpart, verpart=verpart, refine=refine, seed=5)
-    assert json.dumps(a.to_json()) == json.dumps(b.to_json())
+    assert json.dumps(a.to_dict()) == json.dumps(b.to_dict())

@@ -94,10 +94,10 @@ def test_property_output_is_km_anonymous_and_a_global_recoding(records, k, m, fa
     h = balanced_hierarchy(ds.vocabulary, fanout)
     rel = apriori_anonymize(ds, h, k, m)
     assert not _brute_km(rel.records, k, m)
-    hj = h.to_json()
+    hj = h.to_dict()
     expected = sorted(_publish_by_walking(r, hj, rel.generalized) for r in records)
     assert rel.records == expected
-    report = verify_generalized(rel.to_json())
+    report = verify_generalized(rel.to_dict())
     assert report.ok, report.violations
 
 
@@ -108,7 +108,7 @@ def test_balanced_hierarchy_shape_and_natural_order():
     kids = Counter(int(p) for p in h.parent if p >= 0)
     assert min(kids.values()) >= 2  # no single-child node
     assert h.labels[0] == "*"
-    assert Hierarchy.from_json(h.to_json()).labels == h.labels
+    assert Hierarchy.from_json(h.to_dict()).labels == h.labels
 
 
 @pytest.mark.parametrize("text, message", [
@@ -131,7 +131,7 @@ def test_missing_item_is_named():
 def _release_json():
     h = parse_hierarchy_text(TREE)
     ds = TransactionDataset.from_records([["a", "c"], ["a", "c"], ["b"], ["a", "d"], ["b"]])
-    return apriori_anonymize(ds, h, k=2, m=2).to_json()
+    return apriori_anonymize(ds, h, k=2, m=2).to_dict()
 
 
 @pytest.mark.parametrize("change, message", [

@@ -59,7 +59,7 @@ def test_same_seed_same_bytes_and_no_seed_in_the_release():
     a, owner = diffpart(ds, h, 1.0, seed=123456789)
     b, _ = diffpart(ds, h, 1.0, seed=123456789)
     c, _ = diffpart(ds, h, 1.0, seed=987654321)
-    ja, jb, jc = (json.dumps(r.to_json()) for r in (a, b, c))
+    ja, jb, jc = (json.dumps(r.to_dict()) for r in (a, b, c))
     assert ja == jb and ja != jc
     assert owner.seed == 123456789
     assert "123456789" not in ja and "seed" not in ja

@@ -23,7 +23,7 @@ from attacks.__main__ import main as attacks_main
 from corpora.formats import MAX_LINE_BYTES, write_dataset
 from corpora.toy import toy_dataset
 
-GOOD = fig2b().to_json()
+GOOD = fig2b().to_dict()
 
 
 def _edit(change: Callable[[dict], None]) -> bytes:
@@ -94,7 +94,7 @@ def folder(tmp_path: Path) -> Path:
     release, truth = disassociate(data, 2, 2, 5, seed=1)
     save_release(release, tmp_path / "release.json")
     save_truth(truth, tmp_path / "truth.json")
-    bad_seed = truth.to_json()
+    bad_seed = truth.to_dict()
     bad_seed["seed"] = -1
     (tmp_path / "badseed.json").write_text(json.dumps(bad_seed), encoding="utf-8")
     write_dataset(data, tmp_path / "data.jsonl")

@@ -9,7 +9,7 @@ from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.formats import FORMATS, detect_format, read_dataset, write_dataset
 
-EXT = {"spmf": ".txt", "kdd": ".tsv", "basket": ".csv", "jsonl": ".jsonl"}
+EXT = {"spmf": ".txt", "kdd": ".tsv", "basket": ".csv", "jsonl": ".jsonl", "long": ".csv", "parquet": ".parquet"}
 
 simple_term = st.text(alphabet="abcdefghij0123456789_.", min_size=1, max_size=6).filter(
     lambda t: t not in ("-1", "-2"))
@@ -23,8 +23,9 @@ any_term = st.text(min_size=1, max_size=12).filter(lambda t: "\x00" not in t)
 def test_round_trip_every_format(tmp_path_factory, fmt, records):
     path = tmp_path_factory.mktemp("rt") / f"data{EXT[fmt]}"
     ds = TransactionDataset.from_records(records)
-    write_dataset(ds, path)
-    back = read_dataset(path)
+    declared = fmt if fmt == "long" else None  # long has no extension of its own
+    write_dataset(ds, path, format=declared)
+    back = read_dataset(path, format=declared)
     assert back == ds
     assert back.vocabulary == ds.vocabulary
 

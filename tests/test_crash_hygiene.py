@@ -128,19 +128,19 @@ def test_output_checks_compare_resolved_paths_and_hard_links(tmp_path):
 
 
 def test_release_of_an_older_version_with_a_seed_loads_without_it(tmp_path):
-    obj = fig2b().to_json()
+    obj = fig2b().to_dict()
     obj["params"]["seed"] = 7
     path = tmp_path / "old.json"
     path.write_text(json.dumps(obj), encoding="utf-8")
     release = load_release(path)
-    assert "seed" not in release.params and release == Release.from_json(fig2b().to_json())
+    assert "seed" not in release.params and release == Release.from_json(fig2b().to_dict())
     assert anonymizer_main(["verify", str(path)]) == 0
 
 
 def test_truth_keeps_its_seeds_and_older_truths_load(tmp_path):
     truth = Truth([], [], seed=2**128 - 1, safe_seed=5)
     path = tmp_path / "t.json"
-    path.write_text(json.dumps(truth.to_json()), encoding="utf-8")
+    path.write_text(json.dumps(truth.to_dict()), encoding="utf-8")
     assert load_truth(path) == truth
     old = {"format": "disassociated-truth/1", "clusters": [], "joint_clusters": []}
     path.write_text(json.dumps(old), encoding="utf-8")

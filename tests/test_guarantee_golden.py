@@ -80,7 +80,7 @@ def test_refine_keeps_the_last_term_chunk_term_of_a_leaf_without_record_chunks()
     p2 = rel.clusters[1]
     assert p2.record_chunks == [] and p2.term_chunk == ["c"]
     assert [sorted(sc) for sc in rel.joint_clusters[0].shared_chunks] == [[("d",), ("d",)]]
-    data = json.loads(json.dumps(rel.to_json()))
+    data = json.loads(json.dumps(rel.to_dict()))
     assert guarantee1_violations(data) == (True, [])
 
 
@@ -122,7 +122,7 @@ def test_safe_counts_emptied_records_and_removed_ghosts() -> None:
     assert result.release.clusters[0].term_chunk == ["b", "z"]
     assert result.truth.clusters[0].term_chunk == {"b": [0, 1, 2], "z": [0]}
     result.truth.check_against(result.release)
-    out = json.loads(json.dumps(result.release.to_json()))
+    out = json.loads(json.dumps(result.release.to_dict()))
     assert guarantee1_violations(out) == (True, [])
 
 
@@ -139,7 +139,7 @@ def test_partial_suppression_of_a_pair_spares_records_with_nothing_else() -> Non
         for seed in range(6):
             result = safe_disassociate_report(rel, truth, seed=seed, targets="every")
             assert result.partially_suppressed == int(partial), seed
-            out = json.loads(json.dumps(result.release.to_json()))
+            out = json.loads(json.dumps(result.release.to_dict()))
             assert guarantee1_violations(out) == (True, [])
             if partial:  # the emptied sub-record is one of a record that also shows an x
                 ids = result.truth.clusters[0].record_chunks[0]
@@ -165,6 +165,6 @@ def test_shared_sub_records_are_not_a_term_chunk_for_lemma2() -> None:
     rel, tru = _joint_release()
     result = safe_disassociate_report(rel, tru, max_cluster_size=3, targets="every")  # single-chunk clusters
     assert result.fully_suppressed == 1 and result.emptied_records == 1
-    out = json.loads(json.dumps(result.release.to_json()))
+    out = json.loads(json.dumps(result.release.to_dict()))
     assert out["clusters"][0]["term_chunk"] in (["a"], ["b"])
     assert guarantee1_violations(out) == (True, [])

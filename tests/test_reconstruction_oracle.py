@@ -33,7 +33,7 @@ def test_example1_with_a_term_chunk_keeps_guarantee1():
 
 
 def test_figure2b_keeps_guarantee1():
-    feasible, bad = guarantee1_violations(json.loads(json.dumps(fig2b().to_json())))
+    feasible, bad = guarantee1_violations(json.loads(json.dumps(fig2b().to_dict())))
     assert feasible and bad == []
 
 

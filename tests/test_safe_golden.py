@@ -56,7 +56,7 @@ def test_safe_disassociate_figure1_removes_the_cover_problem():
     # The inputs are untouched and the same seed gives the same bytes.
     assert release.clusters[0].size == 6
     again = safe_disassociate(awad_fig1(), awad_truth(), seed=3)
-    assert json.dumps(again[0].to_json()) == json.dumps(safe.to_json())
+    assert json.dumps(again[0].to_dict()) == json.dumps(safe.to_dict())
 
 
 def _tight(term_chunk):

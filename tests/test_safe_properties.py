@@ -64,7 +64,7 @@ def test_safe_release_has_no_cover_problem_and_stays_km_anonymous(records, long_
                 if rid >= 0:
                     assert set(sub) <= set(records[rid])
     again = safe_disassociate_report(release, truth, seed=seed, fallback=fallback, targets=targets)
-    assert json.dumps(again.release.to_json()) == json.dumps(safe.to_json())
+    assert json.dumps(again.release.to_dict()) == json.dumps(safe.to_dict())
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

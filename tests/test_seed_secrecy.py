@@ -165,7 +165,7 @@ def test_api_seed_none_draws_entropy_and_int_seeds_repeat():
     assert t1.seed != t2.seed and t1.seed.bit_length() > 64
     a = disassociate(ds, K, M, DELTA, seed=3)
     b = disassociate(ds, K, M, DELTA, seed=3)
-    assert json.dumps(a[0].to_json()) == json.dumps(b[0].to_json()) and a[1].seed == 3
+    assert json.dumps(a[0].to_dict()) == json.dumps(b[0].to_dict()) and a[1].seed == 3
     s1 = safe_disassociate_report(r1, t1)
     s2 = safe_disassociate_report(r1, t1)
     assert s1.truth.safe_seed != s2.truth.safe_seed and s1.truth.seed == t1.seed

@@ -89,7 +89,7 @@ def test_failed_reconstruct_leaves_no_file(tmp_path):
     rel = fig2b()
     rel.clusters[0].record_chunks[0].append(("x",))  # a 6th sub-record exceeds size 5: load fails
     path = tmp_path / "broken.json"
-    obj = rel.to_json()
+    obj = rel.to_dict()
     path.write_text(json.dumps(obj), encoding="utf-8")
     out = tmp_path / "out.jsonl"
     assert anonymizer_main(["reconstruct", str(path), "-o", str(out)]) == 2

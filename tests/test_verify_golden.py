@@ -248,9 +248,9 @@ def test_helpers_count_sub_records():
 
 def test_verify_does_not_modify_release():
     rel = fig3()
-    before = copy.deepcopy(rel.to_json())
+    before = copy.deepcopy(rel.to_dict())
     verify(rel)
-    assert rel.to_json() == before
+    assert rel.to_dict() == before
 
 
 def test_a_shared_term_may_also_sit_in_a_leafs_term_chunk():
@@ -267,4 +267,4 @@ def test_a_shared_term_may_also_sit_in_a_leafs_term_chunk():
     # Only Guarantee 1 decides: here the shared [ikea, ruby] sub-records can no longer go to P1,
     # and the exact search and the oracle agree on what that costs.
     assert all("Guarantee 1 fails" in v for v in report.violations)
-    assert report.ok == (guarantee1_violations(json.loads(json.dumps(rel.to_json()))) == (True, []))
+    assert report.ok == (guarantee1_violations(json.loads(json.dumps(rel.to_dict()))) == (True, []))

@@ -1,0 +1,88 @@
+"""The attacks as Python functions: :func:`cover_attack` and :func:`semantic_attack`.
+
+Thin layers over :func:`attacks.cover.run_cover_attack` and
+:func:`attacks.semantic.run_semantic_attack` with the defaults of the command lines and the
+conveniences a notebook wants: a release may be a :class:`~anonymizer.release.Release` or the path
+of a release file, a scorer may be a spec (``"glove"``, ``"ngd"``, ``"table:FILE"``).
+
+>>> from corpora import load_dataset
+>>> from anonymizer import disassociate
+>>> release, truth = disassociate(load_dataset("terrovitis2012-fig2"), k=2, m=2, max_cluster_size=5, seed=7)
+>>> cover_attack(release, "strong", truth=truth).attacker
+'strong'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from anonymizer.release import Release, Truth, load_release, load_truth
+from attacks.cover import CoverReport, run_cover_attack
+from attacks.knowledge import Knowledge, make_knowledge
+from attacks.semantic import SemanticResult, run_semantic_attack
+from corpora.dataset import TransactionDataset
+
+__all__ = ["cover_attack", "semantic_attack", "as_release", "as_truth"]
+
+
+def as_release(release: Release | str | os.PathLike[str]) -> Release:
+    """A :class:`Release` as given, or read (and validated) from a release file."""
+    return release if isinstance(release, Release) else load_release(release)
+
+
+def as_truth(truth: Truth | str | os.PathLike[str] | None) -> Truth | None:
+    """A :class:`Truth` as given, read from a truth file, or ``None``."""
+    return truth if truth is None or isinstance(truth, Truth) else load_truth(truth)
+
+
+def cover_attack(
+    release: Release | str | os.PathLike[str],
+    attacker: str = "strong",
+    *,
+    truth: Truth | str | os.PathLike[str] | None = None,
+    original: TransactionDataset | None = None,
+    knowledge: Knowledge | Iterable[Sequence[str]] | None = None,
+    seed: int = 0,
+    moderate_share: float = 0.5,
+) -> CoverReport:
+    """Cover problems, Barakat2016 Algorithm 1's breaches and Awad2019's PEM of ``release``.
+
+    ``attacker`` is ``"strong"``, ``"moderate"`` or ``"weak"`` (Barakat2016 section 4). Their
+    knowledge is simulated from the real records when ``truth`` (or ``original``) is given, as
+    the sweeps do, else from the release alone; ``knowledge`` (itemsets) replaces the simulation.
+    The detector itself reads only the release and the knowledge.
+    """
+    rel = as_release(release)
+    if knowledge is None:
+        knowledge = make_knowledge(rel, attacker, seed, truth=as_truth(truth), original=original,
+                                   moderate_share=moderate_share)
+    return run_cover_attack(rel, attacker, seed, moderate_share, knowledge)
+
+
+def semantic_attack(
+    release: Release | str | os.PathLike[str],
+    scorer: Any = "glove",
+    selector: str = "ABA",
+    *,
+    chunks: str = "both",
+    seed: int = 0,
+    unknown: str = "skip",
+    **options: Any,
+) -> SemanticResult:
+    """Reconstruct the records of ``release`` by term relatedness (AlShuhail2021 chapter 4).
+
+    ``scorer`` is a scorer object or a spec for :func:`attacks.scorers.make_scorer` (default
+    ``"glove"``, GloVe 6B 50-d; ignored by the ``random`` and ``VPA`` selectors); ``options``
+    go to :func:`attacks.semantic.run_semantic_attack` (``vpa_limit``, ``vpa_budget``,
+    ``progress``). Score the result with :func:`attacks.semantic_metrics.evaluate_semantic`.
+    """
+    rel = as_release(release)
+    if selector in ("random", "VPA"):
+        scorer = None
+    elif isinstance(scorer, str):
+        from attacks.scorers import make_scorer
+
+        scorer = make_scorer(scorer, unknown=unknown, seed=seed)
+    return run_semantic_attack(rel, scorer, selector=selector, chunks=chunks, seed=seed, **options)

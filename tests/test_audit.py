@@ -1,0 +1,88 @@
+"""`python -m attacks audit` and `attacks.audit` (issue 13): a verdict a publishing pipeline can gate on."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_cover_golden import awad_fig1
+
+from anonymizer import disassociate, safe_disassociate, save_release, save_truth
+from anonymizer.release import Cluster, ClusterTruth, Release, Truth
+from attacks import audit
+from corpora import load_dataset
+from corpora.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _truth() -> Truth:
+    return Truth([ClusterTruth("P1", [0, 1, 2, 3, 4, 5], [[0, 1, 2, 3, 4, 5], [1, 2]], {})])
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "attacks", "audit", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=180, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+
+
+@pytest.fixture()
+def fig1_files(tmp_path: Path) -> Path:
+    save_release(awad_fig1(), tmp_path / "fig1.json")
+    save_truth(_truth(), tmp_path / "fig1-truth.json")
+    safe, _ = safe_disassociate(awad_fig1(), _truth(), seed=3)
+    save_release(safe, tmp_path / "fig1-safe.json")
+    return tmp_path
+
+
+def test_awad_figure1_fails_on_the_cover_problem_and_recommends_safe(fig1_files):
+    done = _cli("fig1.json", cwd=fig1_files)
+    assert done.returncode == 1, done.stderr
+    out = done.stdout
+    assert "**FAIL: PEM**" in out
+    assert "cluster P1 chunk 0: c, d covered by a, b in 4 records" in out
+    assert "--safe" in out.split("## Recommendations")[1]
+    assert "the release alone" in out  # says what the attackers were simulated from
+
+
+def test_safe_release_passes(fig1_files):
+    done = _cli("fig1-safe.json", "--json", cwd=fig1_files)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["passed"] is True and report["cover"]["pem"] == 0.0 and report["guarantee1"]["ok"] is True
+    assert [c["name"] for c in report["checks"]] == ["Guarantee 1", "PEM", "vulnerable records", "semantic attack"]
+    assert report["recommendations"][0].startswith("No threshold crossed")
+
+
+def test_thresholds_truth_and_report_file(fig1_files):
+    done = _cli("fig1.json", "--truth", "fig1-truth.json", "--max-pem", "1", "--max-vulnerable", "0.1", "-o",
+                "report.md", cwd=fig1_files)
+    assert done.returncode == 1 and "FAIL (vulnerable records)" in done.stderr
+    text = (fig1_files / "report.md").read_text()
+    assert "the real records (truth file)" in text and "| strong | truth |" in text
+    assert _cli("fig1.json", "--max-pem", "1", cwd=fig1_files).returncode == 0
+    bad = _cli("fig1.json", "--max-pem", "2", cwd=fig1_files)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_broken_guarantee_fails_whatever_the_thresholds():
+    # two sub-records {a, b} in a cluster of size 2 with k=3: not k^m-anonymous
+    broken = Release({"k": 3, "m": 2, "max_cluster_size": 5}, [Cluster("P1", 3, [[("a", "b"), ("a", "b")]], [])])
+    report = audit(broken, max_pem=None, semantic=False)
+    assert not report.passed and report.exit_status == 1
+    assert report.checks[0].name == "Guarantee 1" and report.checks[0].status == "fail"
+    assert report.recommendations[0].startswith("Do not publish")
+    assert "passed=False" in repr(report) and len(report.to_frame()) == 4
+
+
+def test_api_on_words_runs_the_semantic_attack_and_skips_numbers():
+    ds = load_dataset("terrovitis2012-fig2")
+    release, truth = disassociate(ds, k=2, m=2, max_cluster_size=5, seed=1)
+    report = audit(release, original=ds, truth=truth, max_pem=1.0)
+    assert report.semantic["status"] == "ran" and "random" in report.semantic["summary"]
+    numbers = load_dataset("synthetic:records=60,domain=20,avg_length=3,seed=2")
+    rel, tru = disassociate(numbers, k=3, m=2, seed=1)
+    skipped = audit(rel, original=numbers, truth=tru, max_pem=1.0)
+    assert skipped.semantic["status"] == "skipped" and "not words" in skipped.semantic["summary"]
+    with pytest.raises(InputError, match="max_pem"):
+        audit(rel, max_pem=1.5)
