@@ -201,13 +201,13 @@ def expand_runs(spec: SweepSpec, resolve: Callable[[DatasetSpec], str] | None = 
             for records in ds.records:
                 dconf = _dataset_config(ds, label, names, density, records)
                 for point in points:
-                    for seed in spec.seeds:
+                    for seed in ds.seeds or spec.seeds:
                         config = {
                             "dataset": dconf,
                             **{p: v for p, v in point.items() if p not in _OMITTED or v != _OMITTED[p]},
                             "seed": seed,
                             "attacks": _jsonable(attacks),
-                            "metrics": list(spec.metrics),
+                            "metrics": list(ds.metrics or spec.metrics),
                             "utility": _jsonable({**spec.utility, **dict(ds.utility)}),
                             "base_dir": spec.base_dir,
                         }

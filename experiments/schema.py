@@ -127,7 +127,7 @@ _TOP_KEYS = (
     "claims",
 )
 _DATASET_KEYS = ("name", "text", "label", "density", "records", "seed", "stand_in", "options", "grid", "attacks",
-                 "utility")
+                 "utility", "metrics", "seeds")
 _RANGE_KEYS = ("from", "to", "step")
 _COVER_KEYS = ("attackers", "moderate_share")
 _SEMANTIC_KEYS = ("scorers", "selectors", "chunks", "reference", "vpa_limit")
@@ -441,7 +441,12 @@ class DatasetSpec:
     attacks: tuple[str, ...] | None = None
     utility: tuple[tuple[str, Any], ...] = ()
     """Overrides of the sweep's ``utility`` settings for this dataset (Terrovitis2012 Figure 11c
-    measures re over the 0-20th terms on POS)."""
+    measures re over the 0-20th terms on POS, Figure 7d re over rank windows)."""
+    metrics: tuple[str, ...] = ()
+    """This dataset's metrics (a subset of the sweep's; empty: all of them): a control measured on
+    a large dataset records only what its claims need."""
+    seeds: tuple[int, ...] = ()
+    """This dataset's seeds (empty: the sweep's)."""
 
     @property
     def is_text(self) -> bool:
@@ -568,9 +573,21 @@ def _parse_datasets(ctx: _Ctx, value: Any, base_dir: str) -> tuple[DatasetSpec, 
             raw_u = _as_mapping(ctx, entry["utility"], f"{path}.utility")
             parsed = _parse_utility(ctx, raw_u, f"{path}.utility")
             utility_override = tuple((key, parsed[key]) for key in sorted(raw_u))
+        own_metrics: tuple[str, ...] = ()
+        if "metrics" in entry:
+            listed = _as_list(entry["metrics"])
+            if not listed:
+                raise ctx.fail(f"{path}.metrics", "expected a non-empty list of metric names")
+            own_metrics = tuple(_choice(ctx, m, f"{path}.metrics[{j}]", list(ALL_METRICS))
+                                for j, m in enumerate(listed))
+            _unique(ctx, list(own_metrics), f"{path}.metrics")
+        own_seeds: tuple[int, ...] = ()
+        if "seeds" in entry:
+            own_seeds = _parse_seeds(ctx, {"seeds": entry["seeds"]}, f"{path}.seeds")
         out.append(DatasetSpec(names=names, text=text, label=label, densities=densities, records=records,
                                seed=seed, stand_in=stand_in, options=options, grid=grid_override,
-                               attacks=attacks_sel, utility=utility_override))
+                               attacks=attacks_sel, utility=utility_override, metrics=own_metrics,
+                               seeds=own_seeds))
     labels = [d.display() for d in out]
     for i, lab in enumerate(labels):
         if labels.index(lab) != i:
@@ -810,18 +827,18 @@ def _parse_utility(ctx: _Ctx, value: Any, path: str = "utility") -> dict[str, An
     return out
 
 
-def _parse_seeds(ctx: _Ctx, raw: Mapping[str, Any]) -> tuple[int, ...]:
+def _parse_seeds(ctx: _Ctx, raw: Mapping[str, Any], path: str = "seeds") -> tuple[int, ...]:
     if "seeds" in raw and "repeats" in raw:
-        raise ctx.fail("seeds", "give either 'seeds' (a list) or 'repeats' (a count), not both")
+        raise ctx.fail(path, "give either 'seeds' (a list) or 'repeats' (a count), not both")
     if "repeats" in raw:
         n = _int(ctx, raw["repeats"], "repeats", 1, maximum=LIMITS.runs)
         return tuple(range(n))
     if "seeds" in raw:
         seeds = _as_list(raw["seeds"])
         if not seeds:
-            raise ctx.fail("seeds", "expected an integer or a non-empty list of integers")
-        out = [_int(ctx, s, f"seeds[{i}]", 0, maximum=LIMITS.seed_max) for i, s in enumerate(seeds)]
-        _unique(ctx, out, "seeds")
+            raise ctx.fail(path, "expected an integer or a non-empty list of integers")
+        out = [_int(ctx, s, f"{path}[{i}]", 0, maximum=LIMITS.seed_max) for i, s in enumerate(seeds)]
+        _unique(ctx, out, path)
         return tuple(out)
     return (0,)
 
@@ -987,6 +1004,11 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     utility = _parse_utility(ctx, raw.get("utility"))
     seeds = _parse_seeds(ctx, raw)
     plots = _parse_plots(ctx, raw.get("plots"), metrics)
+    for i, d in enumerate(datasets):
+        extra = [m for m in d.metrics if m not in metrics]
+        if extra:
+            raise ctx.fail(f"datasets[{i}].metrics", f"{_show(extra[0])} is not among the sweep's metrics "
+                           f"({', '.join(metrics)})")
     claims = _parse_claims(ctx, raw.get("claims"), metrics)
     executor = _choice(ctx, raw.get("executor", "local"), "executor", ("local", "dask"))
     scheduler = _str(ctx, raw["scheduler"], "scheduler") if raw.get("scheduler") is not None else None
@@ -1005,7 +1027,7 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
 
     total = 0
     for d in datasets:
-        total += len(expand_points(spec, d)) * len(d.densities) * len(d.records) * len(seeds)
+        total += len(expand_points(spec, d)) * len(d.densities) * len(d.records) * len(d.seeds or seeds)
     if total > LIMITS.runs:
         raise ctx.fail("", f"the sweep has {total:,} runs; at most {LIMITS.runs:,} in one file (split it)")
     return spec

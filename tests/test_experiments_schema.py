@@ -255,3 +255,18 @@ def test_per_dataset_grid_and_attacks():
 def test_flat_zip_group_paths():
     assert "zip[1]: 'mm' is not allowed" in error_of(sweep(zip=["k", "mm"]))
     assert "zip[0][1]: 'mm' is not allowed" in error_of(sweep(zip=[["k", "mm"]]))
+
+
+def test_a_dataset_may_record_fewer_metrics_with_its_own_seeds():
+    from experiments.grid import expand_runs
+
+    spec = parse_sweep({"name": "s", "datasets": [
+        {"name": "terrovitis2012-fig2", "label": "small", "metrics": ["clusters"], "seeds": [7]},
+        {"name": "terrovitis2012-fig2", "label": "all"}],
+        "grid": {"k": 2, "m": 2, "max_cluster_size": 4}, "metrics": ["clusters", "record_chunks"], "seeds": [0, 1]})
+    runs = expand_runs(spec)
+    small = [r.config for r in runs if r.config["dataset"]["label"] == "small"]
+    assert [c["seed"] for c in small] == [7] and small[0]["metrics"] == ["clusters"]
+    assert sorted(r.config["seed"] for r in runs if r.config["dataset"]["label"] == "all") == [0, 1]
+    with pytest.raises(InputError, match="not among the sweep's metrics"):
+        parse_sweep({**spec.raw, "datasets": [{"name": "terrovitis2012-fig2", "metrics": ["pem"]}]})
