@@ -23,8 +23,8 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from typing import NoReturn
 
+from anonymizer.disassociate import DEFAULT_MAX_CLUSTER_SIZE, default_max_cluster_size
 from anonymizer.hierarchy import DEFAULT_FANOUT
 from anonymizer.horpart import HORPART_STRATEGIES
 from anonymizer.release import Release, Truth
@@ -37,7 +37,7 @@ from corpora.errors import InputError
 from corpora.files import atomic_open, check_output_paths
 from corpora.formats import FORMATS
 
-__all__ = ["main", "build_parser", "summarize", "METHODS"]
+__all__ = ["main", "add_arguments", "run", "summarize", "METHODS"]
 
 METHODS = ("disassociation", "apriori", "diffpart")
 _ONLY = {
@@ -59,21 +59,8 @@ _ONLY = {
 """Option -> (its flag, the methods it belongs to)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one :class:`InputError` line (exit status 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        raise InputError(f"{self.prog}: {message}")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="python -m anonymizer",
-        description="Disassociate a transaction dataset into a k^m-anonymous release (Terrovitis2012).",
-        epilog="other commands: python -m anonymizer verify RELEASE (Guarantee 1, independent check) | reconstruct "
-               "RELEASE -o OUT.jsonl (sample the inverse transformation) | utility INPUT RELEASE (tKd, re, tlost); "
-               "each has --help",
-    )
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``python -m anonymizer [anonymize] INPUT ...``."""
     p.add_argument("input", metavar="INPUT", help="dataset file (spmf/kdd/basket/jsonl) or registry name")
     p.add_argument("--method", choices=METHODS, default="disassociation",
                    help="disassociation (Terrovitis2012, default); apriori (k^m-anonymity by generalization, "
@@ -81,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=int, default=None, help="k of k^m-anonymity (>= 2; disassociation, apriori)")
     p.add_argument("-m", type=int, default=None, help="m of k^m-anonymity (>= 1; disassociation, apriori)")
     p.add_argument("--max-cluster-size", type=int, default=None, dest="max_cluster_size",
-                   help="largest cluster HORPART keeps (>= 2k-1; >= k with --horpart abandon; disassociation only)")
+                   help="largest cluster HORPART keeps (>= 2k-1; >= k with --horpart abandon; disassociation "
+                        f"only; default max({DEFAULT_MAX_CLUSTER_SIZE}, 2k-1), as in the Python API)")
     p.add_argument("--hierarchy", default=None, metavar="FILE",
                    help="apriori, diffpart: item hierarchy, one line per item: item;parent;...;top")
     p.add_argument("--fanout", type=int, default=None,
@@ -114,7 +102,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
     p.add_argument("--truth", default=None,
                    help="truth file to write (JSON, never publish it); diffpart: the owner file with the seed")
-    return p
 
 
 def _load(source: str, fmt: str | None, **options: object) -> TransactionDataset:
@@ -155,7 +142,7 @@ def _check_method_options(args: argparse.Namespace) -> None:
         value = getattr(args, name)
         if value not in (None, False) and args.method not in methods:
             raise InputError(f"{flag} belongs to --method {' or '.join(methods)}, not to --method {args.method}")
-    need = {"disassociation": ("k", "m", "max_cluster_size"), "apriori": ("k", "m"), "diffpart": ("epsilon",)}
+    need = {"disassociation": ("k", "m"), "apriori": ("k", "m"), "diffpart": ("epsilon",)}
     for name in need[args.method]:
         if getattr(args, name) is None:
             raise InputError(f"{_ONLY[name][0]} is required with --method {args.method}")
@@ -164,13 +151,22 @@ def _check_method_options(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the anonymizer command line; returns the exit status (InputError for bad input)."""
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    """Run ``python -m anonymizer [anonymize] INPUT ...``; returns the exit status (InputError for bad input)."""
+    from anonymizer.__main__ import parse
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    return run(parse(args if args[:1] == ["anonymize"] else ["anonymize", *args]))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Anonymize with parsed arguments (disassociation, or the Apriori / DiffPart baselines)."""
     _check_method_options(args)
     if args.method != "disassociation":
         from anonymizer.cli_baselines import run_baseline
 
         return run_baseline(args)
+    if args.max_cluster_size is None and args.k is not None:
+        args.max_cluster_size = default_max_cluster_size(args.k)
     args.horpart = args.horpart or "original"
     args.verpart = args.verpart or "strict"
     args.safe_targets = args.safe_targets or "linkable"

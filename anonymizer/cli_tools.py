@@ -32,16 +32,11 @@ from corpora.errors import InputError
 from corpora.files import atomic_open, check_output_paths
 from corpora.formats import FORMATS
 
-__all__ = ["main", "load_input_dataset"]
+__all__ = ["main", "load_input_dataset", "add_verify_arguments", "run_verify", "add_reconstruct_arguments",
+           "run_reconstruct", "add_utility_arguments", "run_utility", "VERIFY_HELP", "RECONSTRUCT_HELP",
+           "UTILITY_HELP"]
 
 COMMANDS = ("verify", "reconstruct", "utility")
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one-line :class:`InputError`s, not SystemExit."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError(f"{self.prog}: {message}")
 
 
 def _nonneg_int(text: str) -> int:
@@ -84,19 +79,26 @@ def _peek_format(path: str) -> str | None:
     return found.group(1).decode("ascii", "replace") if found else None
 
 
-def _verify(argv: Sequence[str]) -> int:
-    from anonymizer.verify import EXACT_MAX_RECORDS, verify_file
+VERIFY_HELP = ("Check Guarantee 1 of a release (Terrovitis2012): k^m-anonymous record chunks, Lemma 2 for every "
+               "cluster, Property 1, structure, and an exact search of the valid reconstructions of small "
+               "components; a generalized/1 release (apriori, diffpart) gets a brute-force k^m check.")
 
-    parser = _Parser(prog="python -m anonymizer verify",
-                     description="Check Guarantee 1 of a release (Terrovitis2012): k^m-anonymous record chunks, "
-                                 "Lemma 2 for every cluster, Property 1, structure, and an exact search of the "
-                                 "valid reconstructions of small components.")
+
+def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``python -m anonymizer verify``."""
+    from anonymizer.verify import EXACT_MAX_RECORDS
+
     parser.add_argument("release", help="release JSON file")
     parser.add_argument("--exact", action="store_true",
                         help="search every component exactly, whatever its size (may be slow on large ones)")
     parser.add_argument("--exact-max-records", type=_nonneg_int, default=EXACT_MAX_RECORDS, metavar="N",
                         help=f"search components of at most N records exactly (default {EXACT_MAX_RECORDS}; 0: none)")
-    args = parser.parse_args(argv)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """``verify``: print OK or one line per violation; exit 0 if ok, 1 if not."""
+    from anonymizer.verify import verify_file
+
     if _peek_format(args.release) == "generalized/1":
         from anonymizer.generalized import MAX_JSON_BYTES
         from anonymizer.verify_generalized import verify_generalized
@@ -116,17 +118,24 @@ def _verify(argv: Sequence[str]) -> int:
     return 0 if report.ok else 1
 
 
-def _reconstruct(argv: Sequence[str]) -> int:
-    from anonymizer.reconstruct import TERM_RULES, reconstruct
+RECONSTRUCT_HELP = "Sample one dataset of the inverse transformation (Terrovitis2012 section 5)."
 
-    parser = _Parser(prog="python -m anonymizer reconstruct",
-                     description="Sample one dataset of the inverse transformation (Terrovitis2012 section 5).")
+
+def add_reconstruct_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``python -m anonymizer reconstruct``."""
+    from anonymizer.reconstruct import TERM_RULES
+
     parser.add_argument("release", help="release JSON file")
     parser.add_argument("--seed", type=seed_argument, default=0, help="random seed (default 0)")
     parser.add_argument("--term-rule", choices=TERM_RULES, default="one",
                         help="records per term-chunk term: one (default) or uniform in 1..k-1")
     parser.add_argument("-o", "--output", required=True, help="output JSON-lines file")
-    args = parser.parse_args(argv)
+
+
+def run_reconstruct(args: argparse.Namespace) -> int:
+    """``reconstruct``: write one sampled dataset as JSON lines."""
+    from anonymizer.reconstruct import reconstruct
+
     check_output_paths({"reconstruction": args.output}, {"release": args.release})
     release = load_release(args.release)
     start = time.perf_counter()
@@ -140,12 +149,12 @@ def _reconstruct(argv: Sequence[str]) -> int:
     return 0
 
 
-def _utility(argv: Sequence[str]) -> int:
-    from anonymizer.utility import utility_report
+UTILITY_HELP = ("Information loss of a release: tKd, tKd-a, re, re-a, tlost, tKd-ML^2, NCP (Terrovitis2012 6-7); "
+                "disassociated or generalized/1 (apriori, diffpart).")
 
-    parser = _Parser(prog="python -m anonymizer utility",
-                     description="Information loss of a release: tKd, tKd-a, re, re-a, tlost, tKd-ML^2, NCP "
-                                 "(Terrovitis2012 6-7); disassociated or generalized/1 (apriori, diffpart).")
+
+def add_utility_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``python -m anonymizer utility``."""
     parser.add_argument("input", help="the original dataset: a file or a registered dataset name")
     parser.add_argument("release", help="release JSON file")
     parser.add_argument("--format", choices=FORMATS, default=None, help="format of INPUT (default: by extension)")
@@ -161,7 +170,12 @@ def _utility(argv: Sequence[str]) -> int:
                              "(apriori, diffpart) or a balanced tree of --fanout over the original's items")
     parser.add_argument("--fanout", type=_pos_int, default=None,
                         help="fan-out of the automatic hierarchy for tKd-ML^2 (default 5)")
-    args = parser.parse_args(argv)
+
+
+def run_utility(args: argparse.Namespace) -> int:
+    """``utility``: print (or ``--json``) the information-loss report."""
+    from anonymizer.utility import utility_report
+
     if args.re_range[1] <= args.re_range[0]:
         raise InputError(f"--re-range: END ({args.re_range[1]}) must exceed START ({args.re_range[0]})")
     if args.hierarchy is not None and args.fanout is not None:
@@ -224,11 +238,9 @@ def _utility(argv: Sequence[str]) -> int:
 
 def main(command: str, argv: Sequence[str] | None = None) -> int:
     """Run ``command`` (verify, reconstruct or utility) with its arguments; returns the exit status."""
-    args = list(sys.argv[2:] if argv is None else argv)
-    if command == "verify":
-        return _verify(args)
-    if command == "reconstruct":
-        return _reconstruct(args)
-    if command == "utility":
-        return _utility(args)
-    raise InputError(f"unknown command {command!r}; expected one of {', '.join(COMMANDS)}")
+    from anonymizer.__main__ import parse
+
+    if command not in COMMANDS:
+        raise InputError(f"unknown command {command!r}; expected one of {', '.join(COMMANDS)}")
+    args = parse([command, *(sys.argv[2:] if argv is None else argv)])
+    return int(args.run(args))

@@ -65,6 +65,25 @@ def test_registry_name_and_no_refine(tmp_path, capsys):
     assert "joint clusters 0" in capsys.readouterr().out
 
 
+def test_max_cluster_size_defaults_as_in_the_python_api(tmp_path, fig2):
+    out = tmp_path / "rel.json"
+    assert main([str(fig2), "-k", "2", "-m", "2", "-o", str(out)]) == 0
+    assert load_release(out).params["max_cluster_size"] == 30
+
+
+def test_help_lists_every_command_and_anonymize_is_the_default(capsys):
+    from anonymizer.__main__ import main as top
+
+    with pytest.raises(SystemExit) as stop:
+        top(["--help"])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    assert all(name in text for name in ("anonymize", "verify", "reconstruct", "utility"))
+    with pytest.raises(SystemExit):
+        top(["utility", "--help"])
+    assert "--reconstructions" in capsys.readouterr().out
+
+
 def test_same_seed_same_bytes(tmp_path, fig2):
     outs = []
     for name in ("a.json", "b.json"):
@@ -81,7 +100,7 @@ def test_same_seed_same_bytes(tmp_path, fig2):
     (["-k", "11", "-m", "2", "--max-cluster-size", "21"], "fewer than k"),
     (["-k", "2", "-m", "2", "--max-cluster-size", "5", "--horpart", "greedy"], "invalid choice"),
     (["-k", "x", "-m", "2", "--max-cluster-size", "5"], "invalid int"),
-    (["-k", "2", "-m", "2"], "required"),
+    (["-k", "2"], "-m is required"),
     (["-k", "2", "-m", "2", "--max-cluster-size", "5", "--format", "xml"], "--format: invalid choice: .xml."),
 ])
 def test_bad_input_raises_and_writes_nothing(tmp_path, fig2, args, pattern):
