@@ -1,4 +1,4 @@
-"""`python -m attacks cover|semantic ...`: run an attack on a release file."""
+"""`python -m attacks cover|semantic|score ...`: run an attack on a release file, or score word pairs."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import sys
 
 from corpora.errors import run_cli
 
-USAGE = "usage: python -m attacks {cover,semantic} RELEASE [options]  (python -m attacks cover --help)"
+USAGE = ("usage: python -m attacks {cover,semantic} RELEASE [options] | python -m attacks score PAIRS.tsv [options]"
+         "  (python -m attacks cover --help)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +24,11 @@ def main(argv: list[str] | None = None) -> int:
         from attacks import semantic_cli
 
         return run_cli(semantic_cli.main, rest)
-    print(f"error: unknown command {command!r}; choose cover or semantic", file=sys.stderr)
+    if command == "score":
+        from attacks import score_cli
+
+        return run_cli(score_cli.main, rest)
+    print(f"error: unknown command {command!r}; choose cover, semantic or score", file=sys.stderr)
     return 2
 
 
