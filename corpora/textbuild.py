@@ -69,8 +69,13 @@ __all__ = [
     "DensityChoice",
     "PARTS",
     "TextSourceInfo",
+    "POOL_NAMES",
+    "POOL_SOURCES",
+    "PIPELINES",
     "build_text_dataset",
+    "build_thesis_dataset",
     "density_search",
+    "select_documents_for_density",
     "list_text_sources",
     "load_preprocessed",
     "rank_by_tfidf",
@@ -84,6 +89,14 @@ DENSITY_TOLERANCE = 0.02
 #: When documents are chosen, results this close to the target are preferred to farther ones.
 CLOSE = 0.005
 PARTS = ("all", "attacked", "reference")
+PIPELINES = ("term-dropping", "thesis")
+"""``term-dropping``: one source, its documents' TF-IDF terms, the density reached mostly by dropping
+rare terms or truncating (:func:`build_text_dataset`'s original builder); ``thesis``: AlShuhail2021
+section 5.1.2 (:func:`build_thesis_dataset`)."""
+POOL_SOURCES = ("lee", "wiki-sample", "newsgroups-sample", "reuters")
+"""The offline text sources the thesis pipeline pools (for the ~1,000 EzineArticles of the thesis)."""
+POOL_NAMES = ("pool", "thesis")
+"""Source names that stand for every present source of :data:`POOL_SOURCES`."""
 
 
 # ------------------------------------------------------------------------------ source loading
@@ -354,8 +367,15 @@ def build_text_dataset(
     seed: int = 0,
     part: str = "all",
     reference_share: float = 0.3,
+    pipeline: str = "term-dropping",
+    transactions: int = 200,
 ) -> TransactionDataset:
     """Transactions from the articles of a named text source (AlShuhail2021 section 5.1).
+
+    ``pipeline="thesis"`` hands the build to :func:`build_thesis_dataset` (``source``: a name, a
+    comma-separated list or ``pool``; ``transactions``, ``top_n`` (default 20) and ``topics``
+    (default 40) apply; ``select_topics`` does not). The default ``"term-dropping"`` is the builder
+    described here.
 
     ``source``: a name of :func:`list_text_sources`. ``part``: ``"all"`` documents, the
     ``"attacked"`` part or the ``"reference"`` part of the seeded split (see
@@ -371,6 +391,14 @@ def build_text_dataset(
     document) and ``preprocessing``. Raises InputError for every bad argument and for a
     density the selected documents cannot reach.
     """
+    if pipeline not in PIPELINES:
+        raise InputError(f"pipeline: expected one of {', '.join(PIPELINES)}, got {pipeline!r}")
+    if pipeline == "thesis":
+        if select_topics is not None:
+            raise InputError("select_topics applies to the term-dropping pipeline only")
+        return build_thesis_dataset(source, density=density, transactions=transactions,
+                                    top_n=20 if top_n is None else top_n, topics=40 if topics is None else topics,
+                                    seed=seed, part=part, reference_share=reference_share)
     if source not in source_names():
         raise InputError(f"unknown text source {source!r}; choose one of {', '.join(source_names())}")
     target = _check_density(density)
@@ -454,6 +482,192 @@ def build_text_dataset(
     }
     if record_topics is not None:
         metadata["record_topics"] = kept_topics
+    return TransactionDataset.from_records(records, name=f"text:{source}", metadata=metadata)
+
+
+def _pool_sources(source: str) -> tuple[list[str], list[str]]:
+    """(present sources, absent pooled sources) named by ``source``: one name, a comma list or ``pool``."""
+    names: list[str] = []
+    for name in (n.strip() for n in source.split(",")):
+        if not name:
+            continue
+        names += list(POOL_SOURCES) if name in POOL_NAMES else [name]
+    if not names:
+        raise InputError("source: name at least one text source (or pool)")
+    for name in names:
+        if name not in source_names():
+            raise InputError(f"unknown text source {name!r}; choose from {', '.join(source_names())} or pool")
+    present = {i.name: i.present for i in list_text_sources()}
+    names = list(dict.fromkeys(names))
+    return [n for n in names if present[n]], [n for n in names if not present[n]]
+
+
+def select_documents_for_density(
+    docs: Sequence[Sequence[int]], n_terms: int, target: float, count: int, topics: Sequence[int], seed: int
+) -> list[int]:
+    """Choose ``count`` of the documents (term-id lists) so that their type-token density ends near
+    ``target`` (AlShuhail2021 5.3.2: "subsets of documents have been selected ... with average density
+    levels ranging from 0.2 to 0.7"; the thesis gives no procedure, this greedy one is ours).
+
+    Start from a seeded random document; then add, one at a time, the document whose addition puts
+    the density of the chosen set closest to the target (distinct terms / occurrences, computed for
+    every candidate at once with one sparse product against the terms not seen yet). Candidates
+    within 0.001 of the best are equal; among them the one whose NMF topic (``topics``) is used
+    least so far wins, so the set spans as many topics as the density allows, then a seeded random
+    order. Terms are never dropped: every chosen document keeps all its terms.
+    """
+    import scipy.sparse as sp
+
+    n = len(docs)
+    if count > n:
+        raise InputError(f"{count} transactions requested but only {n} documents qualify")
+    lengths = np.array([len(d) for d in docs], dtype=np.float64)
+    indptr = np.concatenate([[0], np.cumsum([len(d) for d in docs])])
+    indices = np.concatenate([np.asarray(d, dtype=np.int64) for d in docs]) if n else np.zeros(0, np.int64)
+    X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n_terms))
+    rng = np.random.default_rng(seed)
+    tiebreak = rng.random(n)
+    topic = np.asarray(topics, dtype=np.int64)
+    used_topic: Counter[int] = Counter()
+    unseen = np.ones(n_terms)
+    free = np.ones(n, dtype=bool)
+    first = int(rng.integers(n))
+    chosen = [first]
+    free[first] = False
+    unseen[np.asarray(docs[first], dtype=np.int64)] = 0.0
+    distinct, occurrences = float(len(set(docs[first]))), float(lengths[first])
+    used_topic[int(topic[first])] += 1
+    for _step in range(count - 1):
+        new = X @ unseen
+        dens = (distinct + new) / (occurrences + lengths)
+        gap = np.where(free, np.abs(dens - target), np.inf)
+        best = gap.min()
+        near = np.flatnonzero(gap <= best + 1e-3)
+        use = np.array([used_topic[int(topic[i])] for i in near])
+        near = near[use == use.min()]
+        pick = int(near[np.argmin(tiebreak[near])])
+        chosen.append(pick)
+        free[pick] = False
+        distinct += float(new[pick])
+        occurrences += float(lengths[pick])
+        unseen[np.asarray(docs[pick], dtype=np.int64)] = 0.0
+        used_topic[int(topic[pick])] += 1
+    return chosen
+
+
+@functools.lru_cache(maxsize=8)
+def _thesis_pool(sources: tuple[str, ...], part: str, seed: int, share: float, top_n: int,
+                 topics: int) -> tuple[list[tuple[str, int]], list[tuple[str, ...]], list[list[str]], list[str], Any]:
+    """The qualifying documents of the pooled sources, their top terms, the vocabulary and the NMF
+    topics (steps 1-3 of :func:`build_thesis_dataset`; cached, since they do not depend on the density)."""
+    min_terms = math.ceil(0.75 * top_n)
+    pool: list[tuple[str, int]] = []
+    texts: list[tuple[str, ...]] = []
+    for name in sources:
+        docs = load_preprocessed(name)
+        if part == "all":
+            ids = list(range(len(docs)))
+        else:
+            attacked, reference = split_parts(len(docs), seed, share)
+            ids = attacked if part == "attacked" else reference
+        for i in ids:
+            if len(set(docs[i])) >= min_terms:
+                pool.append((name, i))
+                texts.append(docs[i])
+    if not pool:
+        raise InputError(f"no document of {', '.join(sources)} has at least {min_terms} terms")
+    ranked, _scores = rank_by_tfidf(texts)
+    ranked = [r[:top_n] for r in ranked]
+    vocabulary = sorted({t for r in ranked for t in r})
+    model = fit_topics(texts, min(topics, len(pool)), seed, solver="mu", tol=1e-3, max_iter=200)
+    return pool, texts, ranked, vocabulary, model
+
+
+def build_thesis_dataset(
+    source: str = "pool",
+    density: float | None = 0.3,
+    transactions: int = 200,
+    top_n: int = 20,
+    topics: int = 40,
+    seed: int = 0,
+    part: str = "attacked",
+    reference_share: float = 0.3,
+) -> TransactionDataset:
+    """The thesis's data pipeline (AlShuhail2021 5.1.2 and the density paragraph of 5.3.2).
+
+    The thesis pre-processes about 1,000 EzineArticles, fits NMF topics, classifies and selects
+    articles by topic and builds 200 transactions with about 4,000 terms (about 20 terms each) from
+    more than 35 topics; a density is reached by selecting subsets of documents. Offline:
+
+    1. every present source named by ``source`` (``pool``: lee, wiki-sample, newsgroups-sample and
+       reuters, about 2,750 documents) is pre-processed (:mod:`corpora.preprocess`) and split by seed
+       into attacked and reference parts (:func:`split_parts`, per source); ``part`` picks one;
+    2. a document qualifies when it has at least ``ceil(0.75 * top_n)`` distinct terms; its
+       transaction is its ``top_n`` best terms by TF-IDF over the qualifying documents, so a
+       transaction holds 15-20 terms for ``top_n=20`` (the thesis's "around 20");
+    3. NMF with ``topics`` topics (:mod:`corpora.topics`) gives each document a topic;
+    4. ``transactions`` documents are chosen by :func:`select_documents_for_density` so that the
+       density (type-token ratio) ends within 0.02 of ``density``, spreading over topics where
+       the density allows; no term is dropped. ``density=None`` takes a seeded random subset.
+
+    The metadata say how many topics the chosen documents span and which sources were absent
+    (``reuters`` needs Debian's ``weka``; the pool goes on without it).
+    """
+    sources, missing = _pool_sources(source)
+    if not sources:
+        raise InputError(f"none of the text sources {', '.join(missing)} is installed here")
+    target = _check_density(density)
+    seed = _check_seed(seed)
+    share = _check_share(reference_share)
+    top_n = _check_top_n(top_n) or 20
+    if part not in PARTS:
+        raise InputError(f"part: expected one of {', '.join(PARTS)}, got {part!r}")
+    if isinstance(transactions, bool) or not isinstance(transactions, (int, np.integer)) or transactions < 2:
+        raise InputError(f"transactions: expected a whole number >= 2, got {transactions!r}")
+    pool, texts, ranked, vocabulary, model = _thesis_pool(tuple(sources), part, seed, share, top_n, int(topics))
+    if len(pool) < transactions:
+        raise InputError(f"only {len(pool)} documents with at least {math.ceil(0.75 * top_n)} terms; "
+                         f"{transactions} requested")
+    n_topics = model.topics
+    index = {t: k for k, t in enumerate(vocabulary)}
+    ids_docs = [[index[t] for t in r] for r in ranked]
+    if target is None:
+        chosen = sorted(int(i) for i in np.random.default_rng(seed).permutation(len(pool))[:transactions])
+        method = "random-subset"
+    else:
+        chosen = select_documents_for_density(ids_docs, len(vocabulary), target, transactions,
+                                              model.assignments, seed)
+        method = "document-subset"
+    chosen = sorted(chosen, key=lambda i: (sources.index(pool[i][0]), pool[i][1]))
+    records = [ranked[i] for i in chosen]
+    occurrences = sum(len(r) for r in records)
+    distinct = len({t for r in records for t in r})
+    reached = _density(distinct, occurrences)
+    if target is not None and abs(reached - target) > DENSITY_TOLERANCE + 1e-12:
+        raise InputError(f"source {source!r} ({len(pool)} documents, part {part}): density {target} is out of reach "
+                         f"by choosing {transactions} documents; the closest is {reached:.3f}")
+    chosen_topics = [model.assignments[i] for i in chosen]
+    metadata: dict[str, Any] = {
+        "source": source,
+        "source_description": "pooled offline sources: " + ", ".join(sources),
+        "licence": "; ".join(i.licence for i in list_text_sources() if i.name in sources),
+        "pipeline": "thesis",
+        "parameters": {"density": target, "topics": n_topics, "transactions": transactions, "top_n": top_n,
+                       "seed": seed, "part": part, "reference_share": share, "sources": sources,
+                       "missing_sources": missing},
+        "counts": {"pool_documents": len(pool), "records": len(records), "distinct_terms": distinct,
+                   "term_occurrences": occurrences,
+                   "avg_length": round(occurrences / len(records), 4) if records else 0.0,
+                   "topics_spanned": len({t for t in chosen_topics if t >= 0}),
+                   "per_source": {n: sum(1 for i in chosen if pool[i][0] == n) for n in sources}},
+        "density": {"target": target, "reached": reached, "tolerance": DENSITY_TOLERANCE, "method": method},
+        "topics": [dict(t, selected=True) for t in model.as_dicts()],
+        "record_topics": chosen_topics,
+        "seed": seed,
+        "documents": [[pool[i][0], pool[i][1]] for i in chosen],
+        "preprocessing": "AlShuhail2021 5.1.2: as the term-dropping pipeline; each transaction keeps its "
+                         f"{top_n} best terms by TF-IDF over the pooled documents",
+    }
     return TransactionDataset.from_records(records, name=f"text:{source}", metadata=metadata)
 
 
