@@ -607,6 +607,8 @@ def pooled_reference_documents(
         if name not in textsources.source_names():
             raise InputError(f"NGD reference: unknown text source {name!r}; choose from "
                              f"{', '.join(textsources.source_names())}")
+    if setting == "public":  # every document of every source: the split does not matter
+        attacked, seed, reference_share = (), 0, 0.3
     key = (setting, attacked, int(seed), float(reference_share))
     if key in _POOL_CACHE:
         return _POOL_CACHE[key]

@@ -160,6 +160,19 @@ class SemanticMetrics:
     """Attack minus random, paired on the records (see :class:`DiffRow`)."""
     info: dict[str, Any] = field(default_factory=dict)
     """Counters of the attack (unknown terms, scorer, ...) for the JSON report."""
+    per_record: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Per method, the per-record values behind the rows (for paired differences)."""
+
+    def difference_vs(self, other: SemanticMetrics, baseline: str = "random", seed: int = 0,
+                      bootstrap: int = 1000) -> list[DiffRow]:
+        """This attack minus ``other``'s method ``baseline``, paired on the records both count.
+
+        Both must come from the same release, truth and original (the sweep evaluates the random
+        baseline once per run and pairs every method of the run with it)."""
+        mine, theirs = self.per_record.get(self.selector), other.per_record.get(baseline)
+        if mine is None or theirs is None:
+            raise KeyError((self.selector, baseline))
+        return _paired_differences(mine, theirs, self.selector, baseline, seed, bootstrap)
 
     def difference(self, metric: str, part: str, baseline: str = "random") -> DiffRow:
         """The paired difference of one (metric, part) against ``baseline``."""
@@ -814,6 +827,7 @@ def evaluate_semantic(
     k, m = release.k, release.m
     outcomes = match_records(result, release, truth, attacked)
     rows, data = _evaluate_one(outcomes, records, supports, k, m, parts, kv, result.selector, seed, bootstrap)
+    per_record: dict[str, Any] = {result.selector: data}
     differences: list[DiffRow] = []
     for name in baselines:
         if name == result.selector:
@@ -827,10 +841,12 @@ def evaluate_semantic(
         other_out = match_records(other, release, truth, attacked)
         other_rows, other_data = _evaluate_one(other_out, records, supports, k, m, parts, kv, name, seed, bootstrap)
         rows += other_rows
+        per_record[name] = other_data
         if name == "random":
             differences = _paired_differences(data, other_data, result.selector, "random", seed, bootstrap)
     order = {(mt, pt): i for i, (mt, pt) in enumerate(itertools.product(METRICS, PARTS))}
     rank = {name: i for i, name in enumerate((result.selector, *BASELINES))}
     rows.sort(key=lambda r: (order[(r.metric, r.part)], rank.get(r.method, 99)))
     differences.sort(key=lambda d: order[(d.metric, d.part)])
-    return SemanticMetrics(rows=rows, selector=result.selector, records=len(outcomes), differences=differences)
+    return SemanticMetrics(rows=rows, selector=result.selector, records=len(outcomes), differences=differences,
+                           per_record=per_record)

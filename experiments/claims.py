@@ -12,6 +12,10 @@ statement and numbers, ours at the same x values, and a verdict:
   printed beside ours but not judged (the stand-in data set the level).
 * ``paper`` values without a trend: "values match" when each of ours lies within ``tolerance`` of
   the paper's.
+* ``rival`` (a comparison between two lines, e.g. "ABA beats random", "NGD beats WE"): the rows
+  ``where`` selects, with the keys of ``rival`` replaced, are the rival line; "comparison matches"
+  when ours is above the rival's by more than ``tolerance`` at every x both have (and, with a
+  ``trend``, the trend holds too).
 
 ``reason`` says, for a claim that differs, what was measured to explain it (data, setting or
 reading); the report prints it beside the verdict. ``python -m experiments.claims README.md
@@ -52,6 +56,8 @@ class Claim:
     trend: str | None = None
     tolerance: float = 0.0
     reason: str = ""
+    rival: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    """Where-filters replacing those of ``where`` to select the line ours must beat (optional)."""
 
 
 @dataclass
@@ -62,6 +68,8 @@ class ClaimResult:
     ours: dict[float, float] = field(default_factory=dict)
     """Our mean at every x of the selected rows (plotted units)."""
     verdict: str = "no data"
+    rival: dict[float, float] = field(default_factory=dict)
+    """The rival line's mean at every x (comparison claims only)."""
 
 
 def _scale(metric: str) -> float:
@@ -91,6 +99,17 @@ def evaluate_claim(df, claim: Claim) -> ClaimResult:
         for x, value in claim.paper:
             ours = result.ours.get(float(x))
             ok = ok and ours is not None and abs(ours - value) <= claim.tolerance
+    if claim.rival:
+        keys = {k for k, _ in claim.rival}
+        rival_where = tuple((k, v) for k, v in claim.where if k not in keys) + claim.rival
+        other = select_rows(df, (claim.metric,), rival_where)
+        if not other.empty:
+            rmeans = other.groupby(claim.x)["value"].mean() * _scale(claim.metric)
+            result.rival = {float(x): float(v) for x, v in rmeans.items()}
+        both = [x for x in xs if x in result.rival]
+        beats = bool(both) and all(result.ours[x] - result.rival[x] > claim.tolerance for x in both)
+        result.verdict = f"comparison {'matches' if ok and beats else 'differs'}"
+        return result
     what = "trend" if claim.trend is not None else "values"
     result.verdict = f"{what} {'match' if ok else 'differ'}" if what == "values" else \
         f"trend {'matches' if ok else 'differs'}"
@@ -121,6 +140,12 @@ def claims_table(results: Sequence[ClaimResult]) -> list[str]:
             ends = sorted(r.ours)
             xs = sorted(set(xs) | {ends[0], ends[-1]})
         ours = _values([(x, r.ours.get(x, float("nan"))) for x in xs], c.x) if r.ours else "no data"
+        if c.rival and r.ours:
+            rival = ", ".join(f"{k}={'/'.join(str(v) for v in vals)}" for k, vals in c.rival)
+            ours = "; ".join(f"{c.x}={_fmt(x)}: {_fmt(r.ours.get(x))} vs {_fmt(r.rival.get(x))}"
+                             for x in sorted(r.ours)) + f" ({rival})"
+            if not c.trend and not c.paper:
+                paper = f"above {rival}"
         reason = c.reason.replace("|", "\\|") if r.verdict.endswith(("differs", "differ")) else ""
         lines.append(f"| {c.statement} [{c.metric}{unit} vs {c.x}] | {paper} | {ours} | {r.verdict} | {reason} |")
     return lines
