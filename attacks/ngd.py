@@ -639,7 +639,7 @@ def pooled_reference_documents(
 
 
 def setting_reference(spec: str) -> tuple[str, tuple[str, ...]] | None:
-    """Parse ``"public:SOURCE[,SOURCE...]"`` / ``"private:..."`` (``thesis`` = :data:`POOL_SOURCES`);
+    """Parse ``"public:SOURCE[,SOURCE...]"`` / ``"private:..."`` (``pool``/``thesis`` = :data:`POOL_SOURCES`);
     ``None`` for any other string."""
     setting, sep, rest = spec.partition(":")
     if not sep or setting not in NGD_SETTINGS:
@@ -649,7 +649,7 @@ def setting_reference(spec: str) -> tuple[str, tuple[str, ...]] | None:
         raise InputError(f"NGD reference {spec!r}: name the attacked text source(s) after '{setting}:'")
     out: list[str] = []
     for n in names:
-        out += list(POOL_SOURCES) if n == "thesis" else [n]
+        out += list(POOL_SOURCES) if n in ("thesis", "pool") else [n]
     return setting, tuple(out)
 
 

@@ -62,7 +62,7 @@ from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.preprocess import preprocess_text
 from corpora.textsources import TextSourceInfo, list_text_sources, load_raw_documents, source_names
-from corpora.topics import fit_topics, select_by_topics
+from corpora.topics import TopicModel, fit_topics, select_by_topics
 
 __all__ = [
     "DENSITY_TOLERANCE",
@@ -100,17 +100,67 @@ POOL_NAMES = ("pool", "thesis")
 
 
 # ------------------------------------------------------------------------------ source loading
+def _disk_cache(name: str, stamp: Any, build: Any) -> Any:
+    """``build()``'s JSON-able result, kept in ``<cache>/<name>.json.gz`` with ``stamp``; rebuilt when the
+    stamp differs or the file is unreadable. Written to a temporary file and renamed."""
+    import gzip
+    import json
+    import os
+
+    from corpora.registry import default_cache_dir
+
+    path = default_cache_dir() / f"{name}.json.gz"
+    stamp = json.loads(json.dumps(stamp))
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            payload = json.load(handle)
+        if isinstance(payload, dict) and payload.get("stamp") == stamp:
+            return payload["value"]
+    except (OSError, ValueError, EOFError, KeyError):
+        pass
+    value = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with gzip.open(tmp, "wt", encoding="utf-8") as handle:
+            json.dump({"stamp": stamp, "value": value}, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only costs time
+    return value
+
+
+def _code_stamp(*modules: Any) -> list[str]:
+    import hashlib
+
+    return [hashlib.sha256(Path(m.__file__).read_bytes()).hexdigest()[:16] for m in modules]
+
+
 @functools.lru_cache(maxsize=8)
 def load_preprocessed(source: str) -> tuple[tuple[str, ...], ...]:
     """Every document of ``source`` pre-processed: its terms in text order, repeats kept.
 
-    Pure (depends only on the installed data files) and cached per source name.
+    Pure (depends only on the installed data files and the pre-processing code) and cached per
+    source name, in the process and on disk (``<cache>/text-<source>.json.gz``, stamped with the
+    data files' sizes and times and a hash of the reading and pre-processing code).
     """
+    import corpora.preprocess as preprocess_mod
+    import corpora.textsources as sources_mod
+
+    files = sources_mod.source_files(source) if source in source_names() else []
+    if files and all(f.is_file() for f in files):
+        stamp = [[str(f), f.stat().st_size, f.stat().st_mtime_ns] for f in files]
+        stamp.append(_code_stamp(preprocess_mod, sources_mod))
+        docs = _disk_cache(f"text-{source}", stamp, lambda: _preprocess_source(source))
+        return tuple(tuple(d) for d in docs)
+    return tuple(tuple(d) for d in _preprocess_source(source))
+
+
+def _preprocess_source(source: str) -> list[list[str]]:
     raw = load_raw_documents(source)
     cache: dict[str, str] = {}
-    docs = [tuple(preprocess_text(d.text, d.title, cache))
+    return [preprocess_text(d.text, d.title, cache)
             for d in tqdm(raw, desc=f"preprocessing {source}", unit="doc", disable=not sys.stderr.isatty())]
-    return tuple(docs)
 
 
 def _check_share(reference_share: float) -> float:
@@ -555,31 +605,58 @@ def select_documents_for_density(
     return chosen
 
 
+def _qualifying(sources: tuple[str, ...], top_n: int) -> list[tuple[str, int]]:
+    min_terms = math.ceil(0.75 * top_n)
+    return [(name, i) for name in sources for i, d in enumerate(load_preprocessed(name)) if len(set(d)) >= min_terms]
+
+
+@functools.lru_cache(maxsize=4)
+def _pool_topics(sources: tuple[str, ...], top_n: int,
+                 topics: int) -> tuple[dict[tuple[str, int], int], tuple[tuple[str, ...], ...]]:
+    """The NMF topic of every qualifying document of the pooled sources, all parts together, fitted
+    once (``random_state=0``; kept on disk too): topics describe the corpus, not a seed's sample."""
+    import corpora.topics as topics_mod
+
+    def build() -> dict[str, Any]:
+        pool = _qualifying(sources, top_n)
+        texts = [load_preprocessed(name)[i] for name, i in pool]
+        model = fit_topics(texts, min(topics, len(pool)), 0, solver="mu", tol=1e-3, max_iter=200)
+        return {"assignments": list(model.assignments), "top_words": [list(w) for w in model.top_words]}
+
+    pool = _qualifying(sources, top_n)
+    stamp = [[n, len(load_preprocessed(n))] for n in sources] + [top_n, topics,
+                                                                   _code_stamp(topics_mod)]
+    key = "thesis-topics-" + "-".join(sources) + f"-{top_n}-{topics}"
+    value = _disk_cache(key, stamp, build)
+    topic_of = {doc: int(a) for doc, a in zip(pool, value["assignments"], strict=True)}
+    return topic_of, tuple(tuple(w) for w in value["top_words"])
+
+
 @functools.lru_cache(maxsize=8)
 def _thesis_pool(sources: tuple[str, ...], part: str, seed: int, share: float, top_n: int,
                  topics: int) -> tuple[list[tuple[str, int]], list[tuple[str, ...]], list[list[str]], list[str], Any]:
-    """The qualifying documents of the pooled sources, their top terms, the vocabulary and the NMF
-    topics (steps 1-3 of :func:`build_thesis_dataset`; cached, since they do not depend on the density)."""
-    min_terms = math.ceil(0.75 * top_n)
+    """The qualifying documents of the part, their top terms, the vocabulary and their topics
+    (steps 1-3 of :func:`build_thesis_dataset`; cached, since they do not depend on the density)."""
+    qualifying = set(_qualifying(sources, top_n))
     pool: list[tuple[str, int]] = []
-    texts: list[tuple[str, ...]] = []
     for name in sources:
-        docs = load_preprocessed(name)
+        n_docs = len(load_preprocessed(name))
         if part == "all":
-            ids = list(range(len(docs)))
+            ids = list(range(n_docs))
         else:
-            attacked, reference = split_parts(len(docs), seed, share)
+            attacked, reference = split_parts(n_docs, seed, share)
             ids = attacked if part == "attacked" else reference
-        for i in ids:
-            if len(set(docs[i])) >= min_terms:
-                pool.append((name, i))
-                texts.append(docs[i])
+        pool += [(name, i) for i in ids if (name, i) in qualifying]
     if not pool:
-        raise InputError(f"no document of {', '.join(sources)} has at least {min_terms} terms")
+        raise InputError(f"no document of {', '.join(sources)} has at least {math.ceil(0.75 * top_n)} terms")
+    texts = [load_preprocessed(name)[i] for name, i in pool]
     ranked, _scores = rank_by_tfidf(texts)
     ranked = [r[:top_n] for r in ranked]
     vocabulary = sorted({t for r in ranked for t in r})
-    model = fit_topics(texts, min(topics, len(pool)), seed, solver="mu", tol=1e-3, max_iter=200)
+    topic_of, top_words = _pool_topics(sources, top_n, topics)
+    assignments = tuple(topic_of[d] for d in pool)
+    sizes = tuple(sum(1 for a in assignments if a == t) for t in range(len(top_words)))
+    model = TopicModel(assignments, top_words, sizes, 0)
     return pool, texts, ranked, vocabulary, model
 
 
@@ -605,7 +682,8 @@ def build_thesis_dataset(
     2. a document qualifies when it has at least ``ceil(0.75 * top_n)`` distinct terms; its
        transaction is its ``top_n`` best terms by TF-IDF over the qualifying documents, so a
        transaction holds 15-20 terms for ``top_n=20`` (the thesis's "around 20");
-    3. NMF with ``topics`` topics (:mod:`corpora.topics`) gives each document a topic;
+    3. NMF with ``topics`` topics (:mod:`corpora.topics`), fitted once on every qualifying document
+       of the pooled sources (all parts, ``random_state=0``), gives each document a topic;
     4. ``transactions`` documents are chosen by :func:`select_documents_for_density` so that the
        density (type-token ratio) ends within 0.02 of ``density``, spreading over topics where
        the density allows; no term is dropped. ``density=None`` takes a seeded random subset.

@@ -248,9 +248,12 @@ def _semantic_rows(config: Mapping[str, Any], sem: Mapping[str, Any], ds: Transa
     want_diff = any(w.endswith(("_vs_random", "_vs_random_lo", "_vs_random_hi")) for w in wanted)
     rows: list[dict[str, Any]] = []
     cache: dict[tuple[str, str], Any] = {}
+    shared: dict[str, Any] = {}  # protected itemsets and WMD pairs, computed once per run
+    wmd_parts = tuple(sem.get("wmd_parts", ("overall",)))  # the thesis's figures plot the overall WMD only
 
     def evaluate(result: Any, label: str, attacked: str, took: float | None) -> Any:
-        scores = evaluate_semantic(result, release, truth, ds, seed=seed, bootstrap=0, wmd=need_wmd, baseline=False)
+        scores = evaluate_semantic(result, release, truth, ds, seed=seed, bootstrap=0, wmd=need_wmd, baseline=False,
+                                   shared=shared, wmd_parts=wmd_parts)
         for r in scores.rows:
             if r.metric in wanted:
                 rows.append(_row(r.metric, r.value, took, "semantic", label, r.part))

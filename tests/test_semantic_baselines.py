@@ -113,3 +113,14 @@ def test_spread_anchors_prefers_distinct_contents() -> None:
     assert spread_anchors([0, 1, 2, 3, 4], contents, 3) == [0, 2, 3]
     assert spread_anchors([1, 0, 3, 4, 2], contents, 4) == [1, 3, 2, 0]
     assert spread_anchors([0, 1], [("a",), ("a",)], 2) == [0, 1]
+
+
+def test_word_movers_distance_agrees_with_gensim() -> None:
+    from attacks.semantic_metrics import word_movers_distance
+
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        a = list(rng.choice(WORDS, rng.integers(1, 6)))
+        b = list(rng.choice(WORDS, rng.integers(1, 6)))
+        assert math.isclose(word_movers_distance(KV, a, b), KV.wmdistance(a, b), abs_tol=1e-9)
+    assert word_movers_distance(KV, ["zzz-not-a-word"], WORDS[:2]) == math.inf
