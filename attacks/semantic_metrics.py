@@ -676,6 +676,7 @@ def _evaluate_one(
     bootstrap: int,
     shared: dict[str, Any] | None = None,
     wmd_parts: Sequence[str] = PARTS,
+    metrics: Sequence[str] = METRICS,
 ) -> tuple[list[MetricRow], _PerRecord]:
     rows: list[MetricRow] = []
     data: _PerRecord = {}
@@ -689,7 +690,7 @@ def _evaluate_one(
             known[key] = _protected(o, records[o.record], supports, k, m)
         protected[o.record] = known[key]
     for metric in METRICS:
-        if metric == "wmd" and kv is None:
+        if (metric == "wmd" and kv is None) or metric not in metrics:
             continue
         for part in parts:
             if metric == "wmd" and part not in wmd_parts:
@@ -838,6 +839,7 @@ def evaluate_semantic(
     baselines: Sequence[str] | None = None,
     shared: dict[str, Any] | None = None,
     wmd_parts: Sequence[str] = PARTS,
+    metrics: Sequence[str] | None = None,
 ) -> SemanticMetrics:
     """Accuracy, transaction breakage, k^m-anonymity breakage and WMD of an attack result.
 
@@ -852,8 +854,10 @@ def evaluate_semantic(
     attack minus random (:class:`DiffRow`) are computed on the same records and seed.
     ``shared``: a dict kept by the caller across evaluations of the *same* release, truth and
     original (the protected itemsets and the WMD of record pairs are computed once);
-    ``wmd_parts``: the parts WMD is measured for (the thesis plots the overall WMD only).
+    ``wmd_parts``: the parts WMD is measured for (the thesis plots the overall WMD only);
+    ``metrics``: the metrics computed (default all of :data:`METRICS`).
     """
+    wanted_metrics = tuple(METRICS if metrics is None else [m for m in METRICS if m in metrics])
     shared = {} if shared is None else shared
     records = _as_sets(original)
     for ct in truth.clusters:
@@ -875,7 +879,7 @@ def evaluate_semantic(
     k, m = release.k, release.m
     outcomes = match_records(result, release, truth, attacked)
     rows, data = _evaluate_one(outcomes, records, supports, k, m, parts, kv, result.selector, seed, bootstrap,
-                               shared, wmd_parts)
+                               shared, wmd_parts, wanted_metrics)
     per_record: dict[str, Any] = {result.selector: data}
     differences: list[DiffRow] = []
     for name in baselines:
@@ -889,7 +893,7 @@ def evaluate_semantic(
             other = oracle_reconstruction(release, truth, result.chunks)
         other_out = match_records(other, release, truth, attacked)
         other_rows, other_data = _evaluate_one(other_out, records, supports, k, m, parts, kv, name, seed, bootstrap,
-                                               shared, wmd_parts)
+                                               shared, wmd_parts, wanted_metrics)
         rows += other_rows
         per_record[name] = other_data
         if name == "random":

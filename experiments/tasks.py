@@ -250,10 +250,11 @@ def _semantic_rows(config: Mapping[str, Any], sem: Mapping[str, Any], ds: Transa
     cache: dict[tuple[str, str], Any] = {}
     shared: dict[str, Any] = {}  # protected itemsets and WMD pairs, computed once per run
     wmd_parts = tuple(sem.get("wmd_parts", ("overall",)))  # the thesis's figures plot the overall WMD only
+    needed = {w.split("_vs_random")[0] for w in wanted}  # a difference needs its metric
 
     def evaluate(result: Any, label: str, attacked: str, took: float | None) -> Any:
         scores = evaluate_semantic(result, release, truth, ds, seed=seed, bootstrap=0, wmd=need_wmd, baseline=False,
-                                   shared=shared, wmd_parts=wmd_parts)
+                                   shared=shared, wmd_parts=wmd_parts, metrics=needed)
         for r in scores.rows:
             if r.metric in wanted:
                 rows.append(_row(r.metric, r.value, took, "semantic", label, r.part))
