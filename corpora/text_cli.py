@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from corpora.errors import InputError
 from corpora.text import PARTS, build_text_dataset, write_text_dataset
+from corpora.textbuild import PIPELINES
 
 __all__ = ["main", "describe_choice"]
 
@@ -40,7 +41,11 @@ def _topic_list(text: str) -> list[int]:
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m corpora build-text",
                 description="Transactions from a named text source (AlShuhail2021 section 5.1).")
-    p.add_argument("--source", required=True, help="lee, wiki-sample, newsgroups-sample or reuters")
+    p.add_argument("--source", required=True,
+                   help="lee, wiki-sample, newsgroups-sample or reuters (--pipeline thesis: also pool, a comma list)")
+    p.add_argument("--pipeline", choices=PIPELINES, default="term-dropping",
+                   help="term-dropping (default) or thesis: ~20 terms per transaction, density by choosing documents")
+    p.add_argument("--transactions", type=int, default=200, help="thesis pipeline: number of transactions")
     p.add_argument("--density", type=float, default=None, help="type-token density to reach within 0.02")
     p.add_argument("--topics", type=int, default=None, help="number of NMF topics to fit")
     p.add_argument("--select-topics", type=_topic_list, default=None, help="keep documents of these topics: 0,3")
@@ -79,10 +84,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise InputError(f"{args.output}: the output folder {folder} does not exist")
     ds = build_text_dataset(args.source, density=args.density, topics=args.topics,
                             select_topics=args.select_topics, top_n=args.top_n, seed=args.seed,
-                            part=args.part, reference_share=args.reference_share)
+                            part=args.part, reference_share=args.reference_share, pipeline=args.pipeline,
+                            transactions=args.transactions)
     meta_path = write_text_dataset(ds, args.output)
     meta = ds.metadata
     counts = meta["counts"]
+    if args.pipeline == "thesis":
+        print(f"source {args.source} (thesis pipeline), part {args.part}, seed {args.seed}: {counts['records']} of "
+              f"{counts['pool_documents']} documents chosen; per source {counts['per_source']}; "
+              f"{counts['topics_spanned']} topics spanned")
+        print(f"distinct terms {counts['distinct_terms']}, term occurrences {counts['term_occurrences']}, "
+              f"average length {counts['avg_length']:.2f}")
+        print(f"density {meta['density']['reached']:.4f} (target {meta['density']['target']}, "
+              f"{meta['density']['method']}: no term dropped)")
+        if meta["parameters"]["missing_sources"]:
+            print(f"note: not installed, left out of the pool: {', '.join(meta['parameters']['missing_sources'])}")
+        print(f"wrote {args.output} and {meta_path}")
+        return 0
     print(f"source {args.source}, part {args.part}, seed {args.seed}: {counts['selected_documents']} of "
           f"{counts['part_documents']} documents selected -> {counts['records']} records")
     print(f"distinct terms {counts['distinct_terms']}, term occurrences {counts['term_occurrences']}, "
