@@ -154,13 +154,17 @@ def claims_table(results: Sequence[ClaimResult]) -> list[str]:
 _MARK = re.compile(r"(<!-- claims:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /claims:(?P=name) -->)", re.S)
 
 
-def update_readme(readme: Path, results_dir: Path) -> list[str]:
-    """Replace each marked block of ``readme`` by ``results_dir/NAME/claims.md``; return the names done."""
+def update_readme(readme: Path, results_dir: Path, only: Sequence[str] | None = None) -> list[str]:
+    """Replace each marked block of ``readme`` by ``results_dir/NAME/claims.md``; return the names done.
+
+    ``only``: update just these blocks (the others are left as they are)."""
     text = readme.read_text(encoding="utf-8")
     done: list[str] = []
 
     def fill(match: re.Match[str]) -> str:
         name = match.group("name")
+        if only is not None and name not in only:
+            return match.group(0)
         table = results_dir / name / "claims.md"
         if not table.is_file():
             raise InputError(f"{table}: no claims table (run the sweep {name!r} first)")
@@ -185,10 +189,11 @@ def _main(argv: Sequence[str]) -> int:
                     description="Copy each sweep's paper-vs-ours table into a README.")
     parser.add_argument("readme", type=Path)
     parser.add_argument("results", type=Path, nargs="?", default=Path("results"))
+    parser.add_argument("--only", action="append", help="update only this sweep's block (repeatable)")
     args = parser.parse_args(list(argv))
     if not args.readme.is_file():
         raise InputError(f"{args.readme}: no such file")
-    names = update_readme(args.readme, args.results)
+    names = update_readme(args.readme, args.results, args.only)
     print(f"{args.readme}: updated the claims of {', '.join(names)}")
     return 0
 
