@@ -1,44 +1,61 @@
-"""`python -m attacks cover|semantic ...`: run an attack on a release file."""
+"""`python -m attacks cover|semantic|audit|score ...`: attack a release, audit it, or score word pairs.
+
+An argparse parser with one subparser per command, so ``python -m attacks --help`` lists them;
+each command's options are parsed by its own module's parser (``python -m attacks cover --help``),
+which receives everything after the command's name.
+"""
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import sys
+from typing import NoReturn
 
-from corpora.errors import run_cli
+from corpora.errors import InputError, run_cli
 
-USAGE = """usage: python -m attacks {cover,semantic,audit} RELEASE [options]
+COMMANDS = {
+    "cover": ("attacks.cover_cli",
+              "cover problems, Barakat2016 Algorithm 1's breaches (strong, moderate, weak attacker), Awad2019's PEM"),
+    "semantic": ("attacks.semantic_cli",
+                 "the semantic attack of AlShuhail2021: reconstruct records by term relatedness, beside its random, "
+                 "blind and oracle baselines"),
+    "audit": ("attacks.audit_cli",
+              "is a release safe to publish? Guarantee 1, PEM, the three attackers, a quick semantic attack, "
+              "recommendations; exit 1 when a threshold is crossed"),
+    "score": ("attacks.score_cli",
+              "a relatedness scorer's scores of word pairs, and its correlation with human scores"),
+}
 
-Attacks on a disassociated release (release.json, format disassociated/1).
 
-commands:
-  cover      cover problems, Barakat2016 Algorithm 1's breaches (strong, moderate, weak attacker), Awad2019's PEM
-  semantic   the semantic attack of AlShuhail2021: reconstruct records by term relatedness (GloVe, NGD, a table)
-  audit      is it safe to publish? Guarantee 1, PEM, the three attackers, a quick semantic attack,
-             recommendations; exit 1 when a threshold is crossed
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one :class:`InputError` line, not SystemExit."""
 
-Each command has its own help: python -m attacks audit --help"""
+    def error(self, message: str) -> NoReturn:
+        raise InputError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser: a command and the arguments its own parser reads."""
+    top = _Parser(prog="python -m attacks",
+                  description="Attacks on a disassociated release (format disassociated/1), a pre-publication "
+                              "audit, and word-pair scoring. Each command has its own --help.")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
+    for name, (_module, text) in COMMANDS.items():
+        parser = sub.add_parser(name, help=text, add_help=False, prefix_chars="\0")
+        parser.add_argument("arguments", nargs=argparse.REMAINDER, help="the command's own arguments")
+    return top
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help"):
-        print(USAGE)
-        return 0 if args else 2
-    command, rest = args[0], args[1:]
-    if command == "cover":
-        from attacks import cover_cli
 
-        return run_cli(cover_cli.main, rest)
-    if command == "semantic":
-        from attacks import semantic_cli
+    def dispatch(arguments: list[str]) -> int:
+        parsed = build_parser().parse_args(arguments[:1])
+        module = importlib.import_module(COMMANDS[parsed.command][0])
+        return int(module.main(arguments[1:]))
 
-        return run_cli(semantic_cli.main, rest)
-    if command == "audit":
-        from attacks import audit_cli
-
-        return run_cli(audit_cli.main, rest)
-    print(f"error: unknown command {command!r}; choose cover, semantic or audit", file=sys.stderr)
-    return 2
+    return run_cli(dispatch, args)
 
 
 if __name__ == "__main__":

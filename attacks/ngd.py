@@ -61,12 +61,22 @@ __all__ = [
     "default_reference_documents",
     "resolve_reference",
     "DEFAULT_REFERENCE",
+    "NGD_SETTINGS",
+    "POOL_SOURCES",
+    "ReferenceInfo",
+    "pooled_reference_documents",
+    "setting_reference",
 ]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_REFERENCE = "gensim-wiki"
 """Name of the default reference corpus: paragraphs of gensim's shipped Wikipedia sample."""
+
+NGD_SETTINGS = ("public", "private")
+"""The two threat settings of the NGD attacker (see :func:`pooled_reference_documents`)."""
+POOL_SOURCES = ("lee", "wiki-sample", "newsgroups-sample", "reuters")
+"""The offline text sources pooled into a reference corpus (and into the thesis pipeline's data)."""
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _WORD_SPLIT = re.compile(r"[\s_\-]+")
@@ -543,6 +553,106 @@ def default_reference_documents() -> list[tuple[str, ...]]:
     return list(_gensim_wiki_passages())
 
 
+@dataclass(frozen=True)
+class ReferenceInfo:
+    """What a pooled reference corpus holds: the setting, the parts used and the sources absent here."""
+
+    setting: str
+    attacked_sources: tuple[str, ...]
+    documents: int
+    parts: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+_POOL_CACHE: dict[tuple[str, tuple[str, ...], int, float], tuple[list[list[str]], ReferenceInfo]] = {}
+
+
+def _wordnet_documents() -> list[list[str]]:
+    from attacks.wordnet import wordnet_documents
+
+    key = ("wordnet-glosses", (), 0, 0.0)
+    if key not in _POOL_CACHE:
+        docs = wordnet_documents()
+        _POOL_CACHE[key] = (docs, ReferenceInfo("", (), len(docs), (), () if docs else ("wordnet",)))
+    return _POOL_CACHE[key][0]
+
+
+def pooled_reference_documents(
+    setting: str, attacked_sources: Sequence[str], seed: int = 0, reference_share: float = 0.3
+) -> tuple[list[list[str]], ReferenceInfo]:
+    """A large offline reference corpus for NGD counts, in one of two threat settings.
+
+    AlShuhail2021 (4.1.2) counts NGD with Google, whose index holds the EzineArticles the attacked
+    transactions were made from: the attacker's corpus contains the published documents. Offline
+    both settings pool every present text source of :data:`POOL_SOURCES` and one short document
+    per WordNet synset (its lemma names, gloss and examples; about 117,000 documents; absent when
+    WordNet is not installed), all lemmatised like the attacked terms:
+
+    * ``"public"`` (the thesis's setting: the documents were published and indexed): every
+      document of every source, the attacked ones included;
+    * ``"private"`` (data that were never public): for the ``attacked_sources`` only their
+      reference part of the seeded split (:func:`corpora.textbuild.split_parts` with ``seed`` and
+      ``reference_share``, disjoint from their attacked part), every document of the other
+      sources. No attacked document is in it.
+
+    Sources that are not installed (``reuters`` needs Debian's ``weka``) are left out and named in
+    ``ReferenceInfo.missing``. Cached per process.
+    """
+    if setting not in NGD_SETTINGS:
+        raise InputError(f"NGD setting must be one of {', '.join(NGD_SETTINGS)}, got {setting!r}")
+    attacked = tuple(sorted(dict.fromkeys(attacked_sources)))
+    from corpora import textbuild, textsources
+
+    for name in attacked:
+        if name not in textsources.source_names():
+            raise InputError(f"NGD reference: unknown text source {name!r}; choose from "
+                             f"{', '.join(textsources.source_names())}")
+    if setting == "public":  # every document of every source: the split does not matter
+        attacked, seed, reference_share = (), 0, 0.3
+    key = (setting, attacked, int(seed), float(reference_share))
+    if key in _POOL_CACHE:
+        return _POOL_CACHE[key]
+    present = {i.name: i.present for i in textsources.list_text_sources()}
+    docs: list[list[str]] = []
+    parts: list[str] = []
+    missing: list[str] = []
+    for name in POOL_SOURCES:
+        if not present.get(name):
+            missing.append(name)
+            continue
+        if setting == "private" and name in attacked:
+            part = textbuild.reference_documents(name, seed=seed, reference_share=reference_share)
+            parts.append(f"{name} (reference part, {len(part)} documents)")
+        else:
+            part = [list(d) for d in textbuild.load_preprocessed(name)]
+            parts.append(f"{name} (all {len(part)} documents)")
+        docs += [d for d in part if d]
+    glosses = _wordnet_documents()
+    if glosses:
+        parts.append(f"WordNet glosses ({len(glosses)} synsets)")
+        docs += glosses
+    else:
+        missing.append("wordnet")
+    info = ReferenceInfo(setting, attacked, len(docs), tuple(parts), tuple(missing))
+    _POOL_CACHE[key] = (docs, info)
+    return docs, info
+
+
+def setting_reference(spec: str) -> tuple[str, tuple[str, ...]] | None:
+    """Parse ``"public:SOURCE[,SOURCE...]"`` / ``"private:..."`` (``pool``/``thesis`` = :data:`POOL_SOURCES`);
+    ``None`` for any other string."""
+    setting, sep, rest = spec.partition(":")
+    if not sep or setting not in NGD_SETTINGS:
+        return None
+    names = tuple(n.strip() for n in rest.split(",") if n.strip())
+    if not names:
+        raise InputError(f"NGD reference {spec!r}: name the attacked text source(s) after '{setting}:'")
+    out: list[str] = []
+    for n in names:
+        out += list(POOL_SOURCES) if n in ("thesis", "pool") else [n]
+    return setting, tuple(out)
+
+
 def _read_reference_file(path: str) -> list[list[str]]:
     """One document per line (a ``.jsonl`` file: one JSON list of tokens or one string per line)."""
     docs: list[list[str]] = []
@@ -576,6 +686,9 @@ def resolve_reference(reference: Any = None, seed: int = 0) -> CountBackend:
     * a list of token lists: a local backend over them;
     * a string naming an existing file: one document per line (plain text is tokenized; ``.jsonl``
       holds a JSON string or token list per line);
+    * ``"public:SOURCES"`` / ``"private:SOURCES"`` (comma-separated source names, ``thesis`` for
+      all of :data:`POOL_SOURCES`): the pooled corpus of :func:`pooled_reference_documents` in that
+      threat setting;
     * any other string: a text source of the project's text corpora, resolved with
       ``corpora.text.reference_documents(name, seed)`` (the reference part, disjoint from the
       attacked part of the same source).
@@ -589,6 +702,12 @@ def resolve_reference(reference: Any = None, seed: int = 0) -> CountBackend:
     ):
         return reference
     if isinstance(reference, str):
+        parsed = setting_reference(reference) if not os.path.isfile(reference) else None
+        if parsed is not None:
+            docs, info = pooled_reference_documents(parsed[0], parsed[1], seed=seed)
+            backend = LocalCountBackend(docs, name=reference)
+            backend.info = info  # type: ignore[attr-defined]
+            return backend
         if os.path.isfile(reference):
             return LocalCountBackend(_read_reference_file(reference), name=reference)
         try:

@@ -27,6 +27,10 @@ cluster size. Different sub-records of one chunk are placed independently, as in
 two of them may land on the same anchor. The extra selector ``assign`` (not in the thesis) removes
 that: each chunk's listed sub-records go to *distinct* anchors maximizing the total ABA score
 (``scipy.optimize.linear_sum_assignment``; an anchor without evidence counts as score -1).
+``ABA-spread`` (a labelled departure, not in the thesis) ranks like ABA but gives a term-chunk
+term's ``k - 1`` copies to anchors of *distinct* C_1 content in rank order (a copy on a second
+anchor identical to one already chosen adds nothing anyone can tell apart; see
+:func:`spread_anchors`); record chunks are placed as under ABA.
 ``random`` (the thesis's baseline, section 5.2) gives each chunk's sub-records distinct uniformly
 random anchors and each term ``k - 1`` distinct random anchors.
 """
@@ -51,9 +55,10 @@ __all__ = [
     "top_anchors_rows",
     "assign_distinct",
     "random_distinct",
+    "spread_anchors",
 ]
 
-SELECTORS = ("ABA", "RGA", "MRA", "VPA", "assign", "random")
+SELECTORS = ("ABA", "RGA", "MRA", "VPA", "assign", "ABA-spread", "random")
 SCORING_SELECTORS = ("ABA", "RGA", "MRA")
 NO_EVIDENCE_ASSIGN = -1.0
 
@@ -174,3 +179,28 @@ def random_distinct(rng: np.random.Generator, n_pieces: int, n_anchors: int) -> 
     if n_pieces > n_anchors:
         raise InputError(f"random: {n_pieces} pieces but only {n_anchors} records in the cluster")
     return [int(a) for a in rng.permutation(n_anchors)[:n_pieces]]
+
+
+def spread_anchors(ranked: Sequence[int], contents: Sequence[object], count: int) -> list[int]:
+    """The first ``count`` anchors of ``ranked`` whose contents differ; when fewer distinct contents
+    exist, the rest in rank order among the skipped ones (the ``ABA-spread`` placement)."""
+    chosen: list[int] = []
+    seen: set[object] = set()
+    skipped: list[int] = []
+    for a in ranked:
+        if len(chosen) >= count:
+            break
+        key = contents[a]
+        if key in seen:
+            skipped.append(int(a))
+        else:
+            seen.add(key)
+            chosen.append(int(a))
+    for a in skipped:
+        if len(chosen) >= count:
+            break
+        chosen.append(a)
+    if len(chosen) < count:
+        rest = [int(a) for a in ranked if int(a) not in chosen]
+        chosen += rest[: count - len(chosen)]
+    return chosen

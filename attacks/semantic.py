@@ -21,7 +21,9 @@ is not attacked are left out of the reconstruction):
   ``c`` distinct anchors);
 * the term chunk: ABA, RGA, MRA (``assign`` uses ABA's ranking, since a term may go to several
   anchors and different terms do not compete); every term goes to ``min(k - 1, size)`` distinct
-  anchors, Algorithm 6 lines 11-14. VPA places terms at random, as the thesis does (4.3.4);
+  anchors, Algorithm 6 lines 11-14; ``ABA-spread`` (a labelled departure) takes them from anchors
+  of distinct C_1 content first (:func:`attacks.selectors.spread_anchors`). VPA places terms at
+  random, as the thesis does (4.3.4);
 * shared chunks of joint clusters (Terrovitis2012 section 3, REFINE; the thesis has none): treated
   like record chunks over the anchors of all the joint cluster's leaves (in leaf order); VPA places
   them at random like terms, since its VERPART check is per simple cluster. They count as the
@@ -110,6 +112,8 @@ class SemanticResult:
     shared: list[SharedReconstruction] = field(default_factory=list)
     unknown_terms: int = 0
     """Distinct terms of the attacked pieces and anchors that the scorer does not know."""
+    distinct_terms: int = 0
+    """Distinct terms of the attacked pieces and anchors (the base of ``unknown_terms``)."""
     unknown_occurrences: int = 0
     """Occurrences of those terms in the attacked pieces and anchors."""
     unknown_pairs: int = 0
@@ -162,6 +166,8 @@ class SemanticResult:
             "seed": self.seed,
             "records": sum(len(c.records) for c in self.clusters),
             "unknown_terms": self.unknown_terms,
+            "distinct_terms": self.distinct_terms,
+            "unknown_term_share": round(self.unknown_terms / self.distinct_terms, 6) if self.distinct_terms else 0.0,
             "unknown_occurrences": self.unknown_occurrences,
             "unknown_pairs": self.unknown_pairs,
             "unknown_policy": self.unknown_policy,
@@ -285,6 +291,8 @@ class _Context:
         if method == "random":
             return sel.random_distinct(self.rng, len(chunk), n_anchors)
         distinct, positions = _distinct_pieces(chunk)
+        if method == "ABA-spread":
+            method = "ABA"
         if method == "assign":
             s = self.scores(distinct, anchors, "ABA")
             rows = np.empty((len(chunk), n_anchors))
@@ -304,7 +312,10 @@ class _Context:
         count = min(self.k - 1, len(anchors))
         if method in ("random", "VPA"):
             return {t: sorted(sel.random_distinct(self.rng, count, len(anchors))) for t in terms}
-        s = self.scores([(t,) for t in terms], anchors, "ABA" if method == "assign" else method)
+        s = self.scores([(t,) for t in terms], anchors, "ABA" if method in ("assign", "ABA-spread") else method)
+        if method == "ABA-spread":
+            ranked = sel.top_anchors_rows(s, len(anchors))
+            return {t: sel.spread_anchors(row, anchors, count) for t, row in zip(terms, ranked, strict=True)}
         best = sel.top_anchors_rows(s, count).tolist()
         return dict(zip(terms, best, strict=True))
 
@@ -540,7 +551,7 @@ def run_semantic_attack(
     if vpa_budget is not None and vpa_budget < 0:
         raise InputError(f"vpa_budget must be at least 0, got {vpa_budget}")
     budget = [sys.maxsize if vpa_budget is None else int(vpa_budget)]
-    needs_scorer = selector in ("ABA", "RGA", "MRA", "assign")
+    needs_scorer = selector in ("ABA", "RGA", "MRA", "assign", "ABA-spread")
     if needs_scorer and scorer is None:
         raise InputError(f"selector {selector} needs a scorer")
     started = time.perf_counter()
@@ -651,5 +662,6 @@ def _count_unknown(release: Release, scorer: Any, result: SemanticResult, do_rec
     if not terms:
         return
     known = np.asarray(scorer.known(terms), dtype=bool)
+    result.distinct_terms = len(terms)
     result.unknown_terms = int((~known).sum())
     result.unknown_occurrences = int(sum(occurrences[t] for t, ok in zip(terms, known, strict=True) if not ok))

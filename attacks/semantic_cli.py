@@ -3,7 +3,10 @@
 Writes the reconstructed records, one JSON array of terms per line (clusters in release order;
 within a cluster the records anchored by the listed C_1 sub-records in listed order, then the empty
 anchors). With ``--truth`` and ``--original`` it prints the metric table (attack beside the random
-baseline, 95% bootstrap intervals); ``--metrics-csv`` also writes it as tidy CSV rows.
+baseline, 95% bootstrap intervals), then the paired difference attack minus random and the blind
+placement and oracle ceiling (see :func:`attacks.semantic_metrics.evaluate_semantic`);
+``--json`` prints all of it as one JSON object instead, ``--metrics-csv`` also writes tidy CSV rows.
+Without ``--scorer`` the scorer is the default hybrid (GloVe with WordNet).
 """
 
 from __future__ import annotations
@@ -17,7 +20,14 @@ from collections.abc import Sequence
 from anonymizer.release import load_release, load_truth
 from anonymizer.seeds import seed_argument
 from attacks import ngd as ngd_mod
-from attacks.scorers import UNKNOWN_POLICIES, embeddings_format, load_embeddings, make_scorer
+from attacks.scorers import (
+    DEFAULT_SCORER,
+    SCORER_SPECS,
+    UNKNOWN_POLICIES,
+    embeddings_format,
+    load_embeddings,
+    make_scorer,
+)
 from attacks.selectors import SELECTORS
 from attacks.semantic import CHUNK_PARTS, DEFAULT_VPA_LIMIT, run_semantic_attack
 from corpora.errors import InputError
@@ -37,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Semantic attack on a disassociated release (AlShuhail2021 ch. 4).",
     )
     p.add_argument("release", help="release JSON file (format disassociated/1)")
-    p.add_argument("--scorer", default="glove", help="glove | ngd | table:FILE (default glove)")
+    p.add_argument("--scorer", default=DEFAULT_SCORER,
+                   help=f"{' | '.join(SCORER_SPECS)} (default {DEFAULT_SCORER}: GloVe with WordNet, "
+                   "0.77 Pearson on Miller-Charles)")
     p.add_argument(
         "--embeddings",
         metavar="FILE",
@@ -56,6 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
         "default: gensim's Wikipedia sample",
     )
     p.add_argument(
+        "--ngd-setting",
+        choices=ngd_mod.NGD_SETTINGS,
+        help="NGD threat setting over the pooled offline corpus (text sources + WordNet glosses): public = it "
+        "contains the published documents (the thesis's web setting), private = disjoint from them; "
+        "--reference then names the attacked text source(s), comma-separated (default: all pooled sources)",
+    )
+    p.add_argument(
         "--ngd-web",
         metavar="CONFIG.json",
         help="NGD counts from a web search API configured by this JSON file (see attacks.ngd.WebConfig)",
@@ -66,8 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="skip",
         help="policy for terms the scorer does not know (default skip)",
     )
-    p.add_argument("--selector", choices=SELECTORS, default="ABA")
-    p.add_argument("--chunks", choices=CHUNK_PARTS, default="both")
+    p.add_argument("--selector", choices=SELECTORS, default="ABA",
+                   help="how terms are placed on records (AlShuhail2021 ch. 4): ABA (anchor by best association, "
+                        "default), RGA, MRA, VPA (no scorer), assign (one-to-one assignment), ABA-spread (a labelled "
+                        "departure: a term's copies go to distinct anchor contents), random (the baseline)")
+    p.add_argument("--chunks", choices=CHUNK_PARTS, default="both",
+                   help="which chunks the attack reconstructs: record (record and shared chunks), term (the term "
+                        "chunk) or both (default)")
     p.add_argument("--seed", type=seed_argument, default=0, help="seed of the random choices (default 0)")
     p.add_argument("--vpa-limit", type=int, default=DEFAULT_VPA_LIMIT, help="VPA: most trials per chunk")
     p.add_argument(
@@ -79,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% intervals")
     p.add_argument("--no-wmd", action="store_true", help="skip the WMD metric")
     p.add_argument("--metrics-csv", help="also write the metric rows to this CSV file")
+    p.add_argument("--json", action="store_true",
+                   help="print the metrics (attack, random, blind, oracle, difference_vs_random) as one JSON object")
     return p
 
 
@@ -107,6 +133,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise InputError(f"attacks semantic: --vpa-limit must be >= 1, got {args.vpa_limit}")
     if args.vpa_budget is not None and args.vpa_budget < 0:
         raise InputError(f"attacks semantic: --vpa-budget must be >= 0, got {args.vpa_budget}")
+    if args.json and args.truth is None:
+        raise InputError("attacks semantic: --json needs --truth and --original (it prints the metrics)")
+    if args.ngd_setting and args.scorer != "ngd":
+        raise InputError("attacks semantic: --ngd-setting needs --scorer ngd")
+    if args.ngd_setting and args.ngd_web:
+        raise InputError("attacks semantic: --ngd-setting and --ngd-web exclude each other")
     if args.metrics_csv and args.truth is None:
         raise InputError("attacks semantic: --metrics-csv needs --truth and --original (the metrics need them)")
     check_output_paths({"output": args.output, "--metrics-csv": args.metrics_csv},
@@ -120,8 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         truth.check_against(release)
     original = _read_original(args.original) if args.original else None
     scorer = None
-    if args.selector in ("ABA", "RGA", "MRA", "assign"):
+    if args.selector in ("ABA", "RGA", "MRA", "assign", "ABA-spread"):
         reference: object = args.reference
+        if args.ngd_setting:
+            reference = f"{args.ngd_setting}:{args.reference or 'thesis'}"
         if args.ngd_web:
             if args.scorer != "ngd":
                 raise InputError("attacks semantic: --ngd-web needs --scorer ngd")
@@ -130,6 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         scorer = make_scorer(
             args.scorer, embeddings=vectors, reference=reference, unknown=args.unknown, seed=args.seed
         )
+        info = getattr(getattr(scorer, "backend", None), "info", None)
+        if info is not None:
+            print(f"NGD reference ({info.setting}): {info.documents} documents: {'; '.join(info.parts)}",
+                  file=sys.stderr)
+            if info.missing:
+                print(f"note: absent here, left out of the reference: {', '.join(info.missing)}", file=sys.stderr)
     result = run_semantic_attack(
         release,
         scorer,
@@ -145,7 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = result.summary()
     message = (
         f"semantic {summary['selector']}: {summary['records']} records -> {args.output}; "
-        f"unknown terms {summary['unknown_terms']} ({summary['unknown_occurrences']} occurrences, "
+        f"unknown terms {summary['unknown_terms']} of {summary['distinct_terms']} "
+        f"({summary['unknown_occurrences']} occurrences, "
         f"policy {summary['unknown_policy']}); pieces without evidence {summary['no_evidence_pieces']}; "
     )
     if args.selector == "VPA":
@@ -166,8 +207,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             embeddings=_embeddings(args) if not args.no_wmd else None,
             bootstrap=args.bootstrap,
             wmd=not args.no_wmd,
+            baselines=("random", "blind", "oracle"),
         )
-        print(metrics.format_table())
+        metrics.info = dict(summary)
+        if args.json:
+            print(json.dumps(metrics.as_json(), ensure_ascii=False))
+        else:
+            print(metrics.format_table())
         if args.metrics_csv:
             with atomic_open(args.metrics_csv, "w") as handle:
                 writer = csv.DictWriter(handle, fieldnames=["metric", "part", "method", "value", "lo", "hi", "n"])

@@ -46,6 +46,10 @@ part (the others have nothing to recover).
   terms) and has support < k in the original dataset; it is recovered when the reconstructed record
   holds all of it. The ``term`` part holds the itemsets with a term-chunk term, ``record`` the rest.
   Counted per (record, itemset) occurrence; the interval resamples records (ratio of sums);
+* ``transaction_breakage_literal``: equations 5.2-5.3 as printed: Br(T_i) = |T̄_{-i} ∩ T_{-i}| on
+  the matched record (one-to-one, as ``_strict``), and Br(D) = the records with Br(T_i) != 0 over
+  |D̄|, *all* reconstructed records, also those with nothing disassociated in the part (which
+  cannot be broken). The thesis reports about 25% overall (section 5.3.1, Figure 5.3);
 * ``wmd`` needs concrete records, so it (like ``km_breakage``) keeps the one-to-one matched
   records above: gensim's Word Mover's Distance (POT) between A_i ∪ O_i and A_i ∪ R_i (for ``overall``:
   the full original record against the full reconstructed one), words of multi-word terms split,
@@ -84,11 +88,20 @@ __all__ = [
     "match_records",
     "METRICS",
     "PARTS",
+    "BASELINES",
+    "DiffRow",
+    "blind_attack",
+    "oracle_reconstruction",
+    "word_movers_distance",
 ]
 
-METRICS = ("accuracy", "transaction_breakage", "km_breakage", "wmd", "accuracy_strict", "transaction_breakage_strict")
-"""Metric names; the ``_strict`` ones are the one-to-one readings (appended last: the bootstrap
-streams are seeded by position)."""
+METRICS = ("accuracy", "transaction_breakage", "km_breakage", "wmd", "accuracy_strict", "transaction_breakage_strict",
+           "transaction_breakage_literal")
+"""Metric names; the ``_strict`` ones are the one-to-one readings and ``transaction_breakage_literal``
+eqs. 5.2-5.3 as printed (appended last: the bootstrap streams are seeded by position)."""
+BASELINES = ("random", "blind", "oracle")
+"""The reference methods evaluated beside an attack (see :func:`evaluate_semantic`)."""
+HIGHER_IS_BETTER = {m: m != "wmd" for m in METRICS}
 PARTS = ("record", "term", "overall")
 
 
@@ -97,6 +110,24 @@ class MetricRow:
     metric: str
     part: str
     method: str
+    value: float
+    lo: float
+    hi: float
+    n: int
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    """The paired difference attack minus a baseline on the same records, with a bootstrap interval.
+
+    Both methods are scored on the same release, truth and records; the interval resamples the
+    records once for both (paired), so the spread of the records' difficulty cancels out.
+    """
+
+    metric: str
+    part: str
+    method: str
+    baseline: str
     value: float
     lo: float
     hi: float
@@ -126,6 +157,50 @@ class SemanticMetrics:
     rows: list[MetricRow] = field(default_factory=list)
     selector: str = ""
     records: int = 0
+    differences: list[DiffRow] = field(default_factory=list)
+    """Attack minus random, paired on the records (see :class:`DiffRow`)."""
+    info: dict[str, Any] = field(default_factory=dict)
+    """Counters of the attack (unknown terms, scorer, ...) for the JSON report."""
+    per_record: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Per method, the per-record values behind the rows (for paired differences)."""
+
+    def difference_vs(self, other: SemanticMetrics, baseline: str = "random", seed: int = 0,
+                      bootstrap: int = 1000) -> list[DiffRow]:
+        """This attack minus ``other``'s method ``baseline``, paired on the records both count.
+
+        Both must come from the same release, truth and original (the sweep evaluates the random
+        baseline once per run and pairs every method of the run with it)."""
+        mine, theirs = self.per_record.get(self.selector), other.per_record.get(baseline)
+        if mine is None or theirs is None:
+            raise KeyError((self.selector, baseline))
+        return _paired_differences(mine, theirs, self.selector, baseline, seed, bootstrap)
+
+    def difference(self, metric: str, part: str, baseline: str = "random") -> DiffRow:
+        """The paired difference of one (metric, part) against ``baseline``."""
+        for d in self.differences:
+            if (d.metric, d.part, d.baseline) == (metric, part, baseline):
+                return d
+        raise KeyError((metric, part, baseline))
+
+    def as_json(self) -> dict[str, Any]:
+        """One object: ``metrics[method][metric][part] = {value, lo, hi, n}`` for the attack and every
+        baseline, ``difference_vs_random[metric][part] = {value, lo, hi, n}``, ``selector``, ``records``
+        and ``info``. ``nan`` becomes ``null``."""
+
+        def num(x: float) -> float | None:
+            return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 6)
+
+        metrics: dict[str, Any] = {}
+        for r in self.rows:
+            metrics.setdefault(r.method, {}).setdefault(r.metric, {})[r.part] = {
+                "value": num(r.value), "lo": num(r.lo), "hi": num(r.hi), "n": r.n}
+        diffs: dict[str, Any] = {}
+        for d in self.differences:
+            if d.baseline == "random":
+                diffs.setdefault(d.metric, {})[d.part] = {"value": num(d.value), "lo": num(d.lo), "hi": num(d.hi),
+                                                          "n": d.n}
+        return {"selector": self.selector, "records": self.records, "metrics": metrics,
+                "difference_vs_random": diffs, "info": self.info}
 
     def as_rows(self) -> list[dict[str, Any]]:
         """Tidy rows: dicts with metric, part, method, value, lo, hi (and n, the records counted)."""
@@ -172,6 +247,17 @@ class SemanticMetrics:
             rnd = cells.get((metric, part, "random"))
             n = (att or rnd).n if (att or rnd) else 0
             lines.append(f"{metric:<{width}}{part:<9}{fmt(att):<28}{fmt(rnd):<28}{n:>7}")
+        others = [m for m in BASELINES[1:] if any(r.method == m for r in self.rows) and m != self.selector]
+        if others or self.differences:
+            diff = {(d.metric, d.part): d for d in self.differences if d.baseline == "random"}
+            head2 = f"{'metric':<{width}}{'part':<9}{'attack - random [95% CI]':<28}" + "".join(
+                f"{m + ' [95% CI]':<28}" for m in others)
+            lines += ["", head2, "-" * len(head2)]
+            for metric, part in seen:
+                d = diff.get((metric, part))
+                dtxt = "n/a" if d is None or math.isnan(d.value) else f"{d.value:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}]"
+                lines.append(f"{metric:<{width}}{part:<9}{dtxt:<28}" + "".join(
+                    f"{fmt(cells.get((metric, part, m))):<28}" for m in others))
         return "\n".join(lines)
 
 
@@ -525,9 +611,39 @@ def _wmd(
         if not wa or not wb:
             cache[key] = math.nan
         else:
-            d = float(kv.wmdistance(wa, wb))
+            d = word_movers_distance(kv, wa, wb)
             cache[key] = d if math.isfinite(d) else math.nan
     return cache[key]
+
+
+def word_movers_distance(kv: Any, words_a: Sequence[str], words_b: Sequence[str]) -> float:
+    """Word Mover's Distance as gensim's ``KeyedVectors.wmdistance`` computes it, without its overhead.
+
+    gensim builds a dictionary of both documents and solves the transport problem over the whole
+    joint vocabulary, with zero cost between words of the same document; only the flows from
+    document a's words to document b's words carry mass, so the same optimum comes from the
+    smaller problem solved here: normalised bag-of-words weights of each document, Euclidean
+    distances between the unit vectors of a's and b's distinct words, one ``ot.emd2``. Words
+    outside the vocabulary are dropped first; ``inf`` when a document is left empty (as gensim).
+    Agrees with gensim to 1e-9 (tested).
+    """
+    from ot import emd2
+    from scipy.spatial.distance import cdist
+
+    wa = [w for w in words_a if w in kv.key_to_index]
+    wb = [w for w in words_b if w in kv.key_to_index]
+    if not wa or not wb:
+        return math.inf
+    ua, ca = np.unique(wa, return_counts=True)
+    ub, cb = np.unique(wb, return_counts=True)
+    if len(ua) == len(ub) == 1 and ua[0] == ub[0]:
+        return 0.0
+    va = np.array([kv.get_vector(w, norm=True) for w in ua], dtype=np.float64)
+    vb = np.array([kv.get_vector(w, norm=True) for w in ub], dtype=np.float64)
+    cost = cdist(va, vb)
+    if abs(float(cost.sum())) < 1e-8:
+        return 0.0
+    return float(emd2(ca / ca.sum(), cb / cb.sum(), cost))
 
 
 def _bootstrap_mean(values: np.ndarray, rng: np.random.Generator, b: int) -> tuple[float, float]:
@@ -552,6 +668,10 @@ def _bootstrap_ratio(num: np.ndarray, den: np.ndarray, rng: np.random.Generator,
     return float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))
 
 
+_PerRecord = dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""(metric, part) -> (record ids, numerators, denominators) of the records that count."""
+
+
 def _evaluate_one(
     outcomes: list[RecordOutcome],
     records: list[frozenset[str]],
@@ -563,59 +683,156 @@ def _evaluate_one(
     method: str,
     seed: int,
     bootstrap: int,
-) -> list[MetricRow]:
+    shared: dict[str, Any] | None = None,
+    wmd_parts: Sequence[str] = PARTS,
+    metrics: Sequence[str] = METRICS,
+) -> tuple[list[MetricRow], _PerRecord]:
     rows: list[MetricRow] = []
-    cache: dict[tuple[frozenset[str], frozenset[str]], float] = {}
-    protected = {o.record: _protected(o, records[o.record], supports, k, m) for o in outcomes}
+    data: _PerRecord = {}
+    shared = {} if shared is None else shared
+    cache: dict[tuple[frozenset[str], frozenset[str]], float] = shared.setdefault("wmd", {})
+    known: dict[tuple[int, tuple[str, ...]], list[tuple[frozenset[str], bool]]] = shared.setdefault("protected", {})
+    protected: dict[int, list[tuple[frozenset[str], bool]]] = {}
+    for o in outcomes:  # the protected itemsets depend on the record and the attacked parts, not the attack
+        key = (o.record, tuple(parts))
+        if key not in known:
+            known[key] = _protected(o, records[o.record], supports, k, m)
+        protected[o.record] = known[key]
     for metric in METRICS:
-        if metric == "wmd" and kv is None:
+        if (metric == "wmd" and kv is None) or metric not in metrics:
             continue
         for part in parts:
+            if metric == "wmd" and part not in wmd_parts:
+                continue
             rng = np.random.default_rng([seed, METRICS.index(metric), PARTS.index(part)])
-            if metric == "km_breakage":
-                num, den = [], []
-                for o in outcomes:
+            ids: list[int] = []
+            num: list[float] = []
+            den: list[float] = []
+            for o in outcomes:
+                if metric == "km_breakage":
                     items = [
                         s for s, is_term in protected[o.record] if part == "overall" or (part == "term") == is_term
                     ]
-                    den.append(len(items))
-                    num.append(sum(1 for s in items if s <= o.reconstructed))
-                nn, dd = np.array(num, float), np.array(den, float)
-                keep = dd > 0
-                nn, dd = nn[keep], dd[keep]
-                value = float(nn.sum() / dd.sum()) if dd.sum() > 0 else math.nan
-                lo, hi = _bootstrap_ratio(nn, dd, rng, bootstrap)
-                rows.append(MetricRow(metric, part, method, value, lo, hi, int(keep.sum())))
-                continue
-            vals: list[float] = []
-            for o in outcomes:
+                    if items:
+                        ids.append(o.record)
+                        den.append(len(items))
+                        num.append(sum(1 for s in items if s <= o.reconstructed))
+                    continue
                 orig, got = _part_sets(o, part)
+                if metric == "transaction_breakage_literal":  # every reconstructed record counts (eq. 5.3)
+                    ids.append(o.record)
+                    num.append(1.0 if orig & got else 0.0)
+                    den.append(1.0)
+                    continue
                 if not orig:
                     continue
                 hit = len(orig & got)
                 if metric in ("accuracy", "transaction_breakage"):
                     credited = _class_hits(o, part)
-                    if metric == "accuracy":
-                        vals.append(min(1.0, credited / len(orig)))
-                    else:
-                        vals.append(1.0 if credited > 0 else 0.0)
+                    value = min(1.0, credited / len(orig)) if metric == "accuracy" else float(credited > 0)
                 elif metric == "accuracy_strict":
-                    vals.append(hit / len(orig))
+                    value = hit / len(orig)
                 elif metric == "transaction_breakage_strict":
-                    vals.append(1.0 if hit > 0 else 0.0)
+                    value = 1.0 if hit > 0 else 0.0
                 else:
                     if part == "overall":
                         a, b = records[o.record], o.reconstructed
                     else:
                         a, b = o.anchor | orig, o.anchor | got
-                    d = _wmd(kv, a, b, cache)
-                    if not math.isnan(d):
-                        vals.append(d)
-            arr = np.array(vals, dtype=float)
-            value = float(arr.mean()) if len(arr) else math.nan
-            lo, hi = _bootstrap_mean(arr, rng, bootstrap)
-            rows.append(MetricRow(metric, part, method, value, lo, hi, len(arr)))
-    return rows
+                    value = _wmd(kv, a, b, cache)
+                    if math.isnan(value):
+                        continue
+                ids.append(o.record)
+                num.append(value)
+                den.append(1.0)
+            nn, dd = np.array(num, float), np.array(den, float)
+            data[(metric, part)] = (np.array(ids, dtype=np.int64), nn, dd)
+            value = float(nn.sum() / dd.sum()) if dd.sum() > 0 else math.nan
+            lo, hi = _bootstrap_ratio(nn, dd, rng, bootstrap)
+            rows.append(MetricRow(metric, part, method, value, lo, hi, len(nn)))
+    return rows, data
+
+
+def _paired_differences(
+    attack: _PerRecord, base: _PerRecord, method: str, baseline: str, seed: int, bootstrap: int
+) -> list[DiffRow]:
+    """Attack minus baseline per (metric, part) on the records both count, with a paired bootstrap:
+    one resample of the records serves both methods (ratio of sums for each, then the difference)."""
+    out: list[DiffRow] = []
+    for key, (ids_a, num_a, den_a) in attack.items():
+        if key not in base:
+            continue
+        ids_b, num_b, den_b = base[key]
+        common, ia, ib = np.intersect1d(ids_a, ids_b, assume_unique=True, return_indices=True)
+        n = len(common)
+        na, da, nb, db = num_a[ia], den_a[ia], num_b[ib], den_b[ib]
+        if n == 0 or da.sum() == 0 or db.sum() == 0:
+            out.append(DiffRow(key[0], key[1], method, baseline, math.nan, math.nan, math.nan, n))
+            continue
+        value = float(na.sum() / da.sum() - nb.sum() / db.sum())
+        lo = hi = math.nan
+        if bootstrap > 0:
+            rng = np.random.default_rng([seed, 7, METRICS.index(key[0]), PARTS.index(key[1])])
+            diffs = np.empty(bootstrap)
+            step = max(1, min(bootstrap, 2_000_000 // max(n, 1)))
+            for start in range(0, bootstrap, step):
+                stop = min(bootstrap, start + step)
+                idx = rng.integers(0, n, size=(stop - start, n))
+                sda, sdb = da[idx].sum(axis=1), db[idx].sum(axis=1)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    diffs[start:stop] = na[idx].sum(axis=1) / sda - nb[idx].sum(axis=1) / sdb
+            diffs = diffs[np.isfinite(diffs)]
+            if len(diffs):
+                lo, hi = float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))
+        out.append(DiffRow(key[0], key[1], method, baseline, value, lo, hi, n))
+    return out
+
+
+def blind_attack(release: Release, selector: str = "ABA", chunks: str = "both", seed: int = 0) -> SemanticResult:
+    """The blind placement: ``selector`` with every score equal (:class:`attacks.scorers.ConstantScorer`),
+    so only the placement rule and its tie order act (AlShuhail2021 4.3.2: ties go to the first
+    anchor). What the rule earns with no semantic signal at all."""
+    from attacks.scorers import ConstantScorer
+
+    method = selector if selector in ("ABA", "RGA", "MRA", "assign", "ABA-spread") else "ABA"
+    result = run_semantic_attack(release, ConstantScorer(), selector=method, chunks=chunks, seed=seed)
+    result.selector = "blind"
+    return result
+
+
+def oracle_reconstruction(release: Release, truth: Truth, chunks: str = "both") -> SemanticResult:
+    """The oracle ceiling: a perfect ranking under the attack's own placement rule (Algorithm 6).
+
+    Every sub-record goes to the anchors of the records that hold it (its best anchors under a
+    perfect score); a term-chunk term goes to its owners and, since the rule places every term on
+    ``min(k - 1, size)`` anchors, to further anchors in tie order (listed order, skipping its
+    owners) until it has that many. No attack that follows the same rule can place more pieces
+    right, so its accuracy and breakage are at most the oracle's.
+    """
+    result = truth_reconstruction(release, truth)
+    k = release.k
+    for rec in result.clusters:
+        count = min(k - 1, len(rec.anchors))
+        for t, owners in rec.term_assignment.items():
+            chosen = list(dict.fromkeys(owners))
+            for a in range(len(rec.anchors)):
+                if len(chosen) >= count:
+                    break
+                if a not in chosen:
+                    chosen.append(a)
+            rec.term_assignment[t] = sorted(chosen)
+    do_record, do_term = chunks in ("record", "both"), chunks in ("term", "both")
+    for rec in result.clusters:
+        if not do_record:
+            rec.record_assignment = rec.record_assignment[:1] + [[] for _ in rec.record_assignment[1:]]
+        if not do_term:
+            rec.term_assignment = {}
+    if not do_record:
+        result.shared = []
+    result.chunks = chunks
+    _build_records_skipping_ghosts(release, result)
+    result.selector = "oracle"
+    return result
 
 
 def evaluate_semantic(
@@ -628,19 +845,38 @@ def evaluate_semantic(
     bootstrap: int = 1000,
     wmd: bool = True,
     baseline: bool = True,
+    baselines: Sequence[str] | None = None,
+    shared: dict[str, Any] | None = None,
+    wmd_parts: Sequence[str] = PARTS,
+    metrics: Sequence[str] | None = None,
 ) -> SemanticMetrics:
     """Accuracy, transaction breakage, k^m-anonymity breakage and WMD of an attack result.
 
     ``original`` is the input dataset (a ``TransactionDataset`` or a list of records; the truth's
     record ids index it). ``embeddings`` (gensim ``KeyedVectors`` or a path; ``None`` = GloVe 6B
     50-d) serve WMD; ``wmd=False`` skips it. ``bootstrap`` resamples for the 95% intervals.
-    ``baseline=True`` also evaluates the random attack (``run_semantic_attack(..., "random",
-    seed=seed)``) on the same chunks; its rows have method ``"random"``.
+    ``baselines`` names the reference methods evaluated beside the attack, from :data:`BASELINES`:
+    ``"random"`` (``run_semantic_attack(..., "random", seed=seed)``, the thesis's baseline),
+    ``"blind"`` (:func:`blind_attack`) and ``"oracle"`` (:func:`oracle_reconstruction`); each on the
+    same chunks, its rows under its own method name. ``None`` means ``("random",)`` when
+    ``baseline`` is true (the default) and none otherwise. With ``"random"`` the paired differences
+    attack minus random (:class:`DiffRow`) are computed on the same records and seed.
+    ``shared``: a dict kept by the caller across evaluations of the *same* release, truth and
+    original (the protected itemsets and the WMD of record pairs are computed once);
+    ``wmd_parts``: the parts WMD is measured for (the thesis plots the overall WMD only);
+    ``metrics``: the metrics computed (default all of :data:`METRICS`).
     """
+    wanted_metrics = tuple(METRICS if metrics is None else [m for m in METRICS if m in metrics])
+    shared = {} if shared is None else shared
     records = _as_sets(original)
     for ct in truth.clusters:
         if any(r >= len(records) or r < 0 for r in ct.records):
             raise InputError("truth refers to record ids beyond the original dataset")
+    if baselines is None:
+        baselines = ("random",) if baseline else ()
+    for b in baselines:
+        if b not in BASELINES:
+            raise InputError(f"unknown baseline {b!r}; choose from {', '.join(BASELINES)}")
     attacked = {"record": ("record",), "term": ("term",), "both": ("record", "term")}[result.chunks]
     parts = [*attacked, "overall"]
     kv = None
@@ -651,14 +887,29 @@ def evaluate_semantic(
     supports = _Supports(records)
     k, m = release.k, release.m
     outcomes = match_records(result, release, truth, attacked)
-    rows = _evaluate_one(outcomes, records, supports, k, m, parts, kv, result.selector, seed, bootstrap)
-    if baseline:
-        rnd = run_semantic_attack(release, None, selector="random", chunks=result.chunks, seed=seed)
-        rnd_out = match_records(rnd, release, truth, attacked)
-        rows += _evaluate_one(rnd_out, records, supports, k, m, parts, kv, "random", seed, bootstrap)
-    if result.selector == "random" and baseline:
-        # the attack is the baseline itself: keep one set of rows per method name
-        rows = rows[: len(rows) // 2]
+    rows, data = _evaluate_one(outcomes, records, supports, k, m, parts, kv, result.selector, seed, bootstrap,
+                               shared, wmd_parts, wanted_metrics)
+    per_record: dict[str, Any] = {result.selector: data}
+    differences: list[DiffRow] = []
+    for name in baselines:
+        if name == result.selector:
+            continue  # the attack is this baseline itself
+        if name == "random":
+            other = run_semantic_attack(release, None, selector="random", chunks=result.chunks, seed=seed)
+        elif name == "blind":
+            other = blind_attack(release, chunks=result.chunks, seed=seed)
+        else:
+            other = oracle_reconstruction(release, truth, result.chunks)
+        other_out = match_records(other, release, truth, attacked)
+        other_rows, other_data = _evaluate_one(other_out, records, supports, k, m, parts, kv, name, seed, bootstrap,
+                                               shared, wmd_parts, wanted_metrics)
+        rows += other_rows
+        per_record[name] = other_data
+        if name == "random":
+            differences = _paired_differences(data, other_data, result.selector, "random", seed, bootstrap)
     order = {(mt, pt): i for i, (mt, pt) in enumerate(itertools.product(METRICS, PARTS))}
-    rows.sort(key=lambda r: (order[(r.metric, r.part)], r.method != result.selector))
-    return SemanticMetrics(rows=rows, selector=result.selector, records=len(outcomes))
+    rank = {name: i for i, name in enumerate((result.selector, *BASELINES))}
+    rows.sort(key=lambda r: (order[(r.metric, r.part)], rank.get(r.method, 99)))
+    differences.sort(key=lambda d: order[(d.metric, d.part)])
+    return SemanticMetrics(rows=rows, selector=result.selector, records=len(outcomes), differences=differences,
+                           per_record=per_record)

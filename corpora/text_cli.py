@@ -22,6 +22,8 @@ __all__ = ["main", "run", "add_arguments", "describe_choice", "DESCRIPTION", "PA
 
 PARTS = ("all", "attacked", "reference")
 """The parts of a source (``corpora.textbuild.PARTS``; written out so the parser builds without the text stack)."""
+PIPELINES = ("term-dropping", "thesis")
+"""The builders (``corpora.textbuild.PIPELINES``, written out for the same reason)."""
 
 DESCRIPTION = ("Build transactions from a named text source (AlShuhail2021 section 5.1): pre-processing, a seeded "
                "attacked/reference split, NMF topics, TF-IDF top-N terms and a target type-token density.")
@@ -44,7 +46,13 @@ def _topic_list(text: str) -> list[int]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``build-text`` (also used by ``python -m corpora``'s subcommand)."""
-    p.add_argument("--source", required=True, help="lee, wiki-sample, newsgroups-sample or reuters")
+    p.add_argument("--source", required=True,
+                   help="lee, wiki-sample, newsgroups-sample or reuters (--pipeline thesis: also pool, a comma list)")
+    p.add_argument("--pipeline", choices=PIPELINES, default="term-dropping",
+                   help="term-dropping (default): full documents, density reached by dropping rare terms; thesis: "
+                        "~20 terms per transaction, density reached by choosing documents (AlShuhail2021 ch. 5)")
+    p.add_argument("--transactions", type=int, default=200,
+                   help="thesis pipeline: number of transactions (default: 200)")
     p.add_argument("--density", type=float, default=None,
                    help="type-token density to reach within 0.02 (default: none, full transactions)")
     p.add_argument("--topics", type=int, default=None, help="number of NMF topics to fit (default: none)")
@@ -98,10 +106,23 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{args.output}: the output folder {folder} does not exist")
     ds = build_text_dataset(args.source, density=args.density, topics=args.topics,
                             select_topics=args.select_topics, top_n=args.top_n, seed=args.seed,
-                            part=args.part, reference_share=args.reference_share)
+                            part=args.part, reference_share=args.reference_share, pipeline=args.pipeline,
+                            transactions=args.transactions)
     meta_path = write_text_dataset(ds, args.output)
     meta = ds.metadata
     counts = meta["counts"]
+    if args.pipeline == "thesis":
+        print(f"source {args.source} (thesis pipeline), part {args.part}, seed {args.seed}: {counts['records']} of "
+              f"{counts['pool_documents']} documents chosen; per source {counts['per_source']}; "
+              f"{counts['topics_spanned']} topics spanned")
+        print(f"distinct terms {counts['distinct_terms']}, term occurrences {counts['term_occurrences']}, "
+              f"average length {counts['avg_length']:.2f}")
+        print(f"density {meta['density']['reached']:.4f} (target {meta['density']['target']}, "
+              f"{meta['density']['method']}: no term dropped)")
+        if meta["parameters"]["missing_sources"]:
+            print(f"note: not installed, left out of the pool: {', '.join(meta['parameters']['missing_sources'])}")
+        print(f"wrote {args.output} and {meta_path}")
+        return 0
     print(f"source {args.source}, part {args.part}, seed {args.seed}: {counts['selected_documents']} of "
           f"{counts['part_documents']} documents selected -> {counts['records']} records")
     print(f"distinct terms {counts['distinct_terms']}, term occurrences {counts['term_occurrences']}, "

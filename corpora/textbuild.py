@@ -62,15 +62,20 @@ from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.preprocess import preprocess_text
 from corpora.textsources import TextSourceInfo, list_text_sources, load_raw_documents, source_names
-from corpora.topics import fit_topics, select_by_topics
+from corpora.topics import TopicModel, fit_topics, select_by_topics
 
 __all__ = [
     "DENSITY_TOLERANCE",
     "DensityChoice",
     "PARTS",
     "TextSourceInfo",
+    "POOL_NAMES",
+    "POOL_SOURCES",
+    "PIPELINES",
     "build_text_dataset",
+    "build_thesis_dataset",
     "density_search",
+    "select_documents_for_density",
     "list_text_sources",
     "load_preprocessed",
     "rank_by_tfidf",
@@ -84,20 +89,78 @@ DENSITY_TOLERANCE = 0.02
 #: When documents are chosen, results this close to the target are preferred to farther ones.
 CLOSE = 0.005
 PARTS = ("all", "attacked", "reference")
+PIPELINES = ("term-dropping", "thesis")
+"""``term-dropping``: one source, its documents' TF-IDF terms, the density reached mostly by dropping
+rare terms or truncating (:func:`build_text_dataset`'s original builder); ``thesis``: AlShuhail2021
+section 5.1.2 (:func:`build_thesis_dataset`)."""
+POOL_SOURCES = ("lee", "wiki-sample", "newsgroups-sample", "reuters")
+"""The offline text sources the thesis pipeline pools (for the ~1,000 EzineArticles of the thesis)."""
+POOL_NAMES = ("pool", "thesis")
+"""Source names that stand for every present source of :data:`POOL_SOURCES`."""
 
 
 # ------------------------------------------------------------------------------ source loading
+def _disk_cache(name: str, stamp: Any, build: Any) -> Any:
+    """``build()``'s JSON-able result, kept in ``<cache>/<name>.json.gz`` with ``stamp``; rebuilt when the
+    stamp differs or the file is unreadable. Written to a temporary file and renamed."""
+    import gzip
+    import json
+    import os
+
+    from corpora.registry import default_cache_dir
+
+    path = default_cache_dir() / f"{name}.json.gz"
+    stamp = json.loads(json.dumps(stamp))
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            payload = json.load(handle)
+        if isinstance(payload, dict) and payload.get("stamp") == stamp:
+            return payload["value"]
+    except (OSError, ValueError, EOFError, KeyError):
+        pass
+    value = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with gzip.open(tmp, "wt", encoding="utf-8") as handle:
+            json.dump({"stamp": stamp, "value": value}, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only costs time
+    return value
+
+
+def _code_stamp(*modules: Any) -> list[str]:
+    import hashlib
+
+    return [hashlib.sha256(Path(m.__file__).read_bytes()).hexdigest()[:16] for m in modules]
+
+
 @functools.lru_cache(maxsize=8)
 def load_preprocessed(source: str) -> tuple[tuple[str, ...], ...]:
     """Every document of ``source`` pre-processed: its terms in text order, repeats kept.
 
-    Pure (depends only on the installed data files) and cached per source name.
+    Pure (depends only on the installed data files and the pre-processing code) and cached per
+    source name, in the process and on disk (``<cache>/text-<source>.json.gz``, stamped with the
+    data files' sizes and times and a hash of the reading and pre-processing code).
     """
+    import corpora.preprocess as preprocess_mod
+    import corpora.textsources as sources_mod
+
+    files = sources_mod.source_files(source) if source in source_names() else []
+    if files and all(f.is_file() for f in files):
+        stamp = [[str(f), f.stat().st_size, f.stat().st_mtime_ns] for f in files]
+        stamp.append(_code_stamp(preprocess_mod, sources_mod))
+        docs = _disk_cache(f"text-{source}", stamp, lambda: _preprocess_source(source))
+        return tuple(tuple(d) for d in docs)
+    return tuple(tuple(d) for d in _preprocess_source(source))
+
+
+def _preprocess_source(source: str) -> list[list[str]]:
     raw = load_raw_documents(source)
     cache: dict[str, str] = {}
-    docs = [tuple(preprocess_text(d.text, d.title, cache))
+    return [preprocess_text(d.text, d.title, cache)
             for d in tqdm(raw, desc=f"preprocessing {source}", unit="doc", disable=not sys.stderr.isatty())]
-    return tuple(docs)
 
 
 def _check_share(reference_share: float) -> float:
@@ -354,8 +417,15 @@ def build_text_dataset(
     seed: int = 0,
     part: str = "all",
     reference_share: float = 0.3,
+    pipeline: str = "term-dropping",
+    transactions: int = 200,
 ) -> TransactionDataset:
     """Transactions from the articles of a named text source (AlShuhail2021 section 5.1).
+
+    ``pipeline="thesis"`` hands the build to :func:`build_thesis_dataset` (``source``: a name, a
+    comma-separated list or ``pool``; ``transactions``, ``top_n`` (default 20) and ``topics``
+    (default 40) apply; ``select_topics`` does not). The default ``"term-dropping"`` is the builder
+    described here.
 
     ``source``: a name of :func:`list_text_sources`. ``part``: ``"all"`` documents, the
     ``"attacked"`` part or the ``"reference"`` part of the seeded split (see
@@ -371,6 +441,14 @@ def build_text_dataset(
     document) and ``preprocessing``. Raises InputError for every bad argument and for a
     density the selected documents cannot reach.
     """
+    if pipeline not in PIPELINES:
+        raise InputError(f"pipeline: expected one of {', '.join(PIPELINES)}, got {pipeline!r}")
+    if pipeline == "thesis":
+        if select_topics is not None:
+            raise InputError("select_topics applies to the term-dropping pipeline only")
+        return build_thesis_dataset(source, density=density, transactions=transactions,
+                                    top_n=20 if top_n is None else top_n, topics=40 if topics is None else topics,
+                                    seed=seed, part=part, reference_share=reference_share)
     if source not in source_names():
         raise InputError(f"unknown text source {source!r}; choose one of {', '.join(source_names())}")
     target = _check_density(density)
@@ -454,6 +532,220 @@ def build_text_dataset(
     }
     if record_topics is not None:
         metadata["record_topics"] = kept_topics
+    return TransactionDataset.from_records(records, name=f"text:{source}", metadata=metadata)
+
+
+def _pool_sources(source: str) -> tuple[list[str], list[str]]:
+    """(present sources, absent pooled sources) named by ``source``: one name, a comma list or ``pool``."""
+    names: list[str] = []
+    for name in (n.strip() for n in source.split(",")):
+        if not name:
+            continue
+        names += list(POOL_SOURCES) if name in POOL_NAMES else [name]
+    if not names:
+        raise InputError("source: name at least one text source (or pool)")
+    for name in names:
+        if name not in source_names():
+            raise InputError(f"unknown text source {name!r}; choose from {', '.join(source_names())} or pool")
+    present = {i.name: i.present for i in list_text_sources()}
+    names = list(dict.fromkeys(names))
+    return [n for n in names if present[n]], [n for n in names if not present[n]]
+
+
+def select_documents_for_density(
+    docs: Sequence[Sequence[int]], n_terms: int, target: float, count: int, topics: Sequence[int], seed: int
+) -> list[int]:
+    """Choose ``count`` of the documents (term-id lists) so that their type-token density ends near
+    ``target`` (AlShuhail2021 5.3.2: "subsets of documents have been selected ... with average density
+    levels ranging from 0.2 to 0.7"; the thesis gives no procedure, this greedy one is ours).
+
+    Start from a seeded random document; then add, one at a time, the document whose addition puts
+    the density of the chosen set closest to the target (distinct terms / occurrences, computed for
+    every candidate at once with one sparse product against the terms not seen yet). Candidates
+    within 0.001 of the best are equal; among them the one whose NMF topic (``topics``) is used
+    least so far wins, so the set spans as many topics as the density allows, then a seeded random
+    order. Terms are never dropped: every chosen document keeps all its terms.
+    """
+    import scipy.sparse as sp
+
+    n = len(docs)
+    if count > n:
+        raise InputError(f"{count} transactions requested but only {n} documents qualify")
+    lengths = np.array([len(d) for d in docs], dtype=np.float64)
+    indptr = np.concatenate([[0], np.cumsum([len(d) for d in docs])])
+    indices = np.concatenate([np.asarray(d, dtype=np.int64) for d in docs]) if n else np.zeros(0, np.int64)
+    X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n_terms))
+    rng = np.random.default_rng(seed)
+    tiebreak = rng.random(n)
+    topic = np.asarray(topics, dtype=np.int64)
+    used_topic: Counter[int] = Counter()
+    unseen = np.ones(n_terms)
+    free = np.ones(n, dtype=bool)
+    first = int(rng.integers(n))
+    chosen = [first]
+    free[first] = False
+    unseen[np.asarray(docs[first], dtype=np.int64)] = 0.0
+    distinct, occurrences = float(len(set(docs[first]))), float(lengths[first])
+    used_topic[int(topic[first])] += 1
+    for _step in range(count - 1):
+        new = X @ unseen
+        dens = (distinct + new) / (occurrences + lengths)
+        gap = np.where(free, np.abs(dens - target), np.inf)
+        best = gap.min()
+        near = np.flatnonzero(gap <= best + 1e-3)
+        use = np.array([used_topic[int(topic[i])] for i in near])
+        near = near[use == use.min()]
+        pick = int(near[np.argmin(tiebreak[near])])
+        chosen.append(pick)
+        free[pick] = False
+        distinct += float(new[pick])
+        occurrences += float(lengths[pick])
+        unseen[np.asarray(docs[pick], dtype=np.int64)] = 0.0
+        used_topic[int(topic[pick])] += 1
+    return chosen
+
+
+def _qualifying(sources: tuple[str, ...], top_n: int) -> list[tuple[str, int]]:
+    min_terms = math.ceil(0.75 * top_n)
+    return [(name, i) for name in sources for i, d in enumerate(load_preprocessed(name)) if len(set(d)) >= min_terms]
+
+
+@functools.lru_cache(maxsize=4)
+def _pool_topics(sources: tuple[str, ...], top_n: int,
+                 topics: int) -> tuple[dict[tuple[str, int], int], tuple[tuple[str, ...], ...]]:
+    """The NMF topic of every qualifying document of the pooled sources, all parts together, fitted
+    once (``random_state=0``; kept on disk too): topics describe the corpus, not a seed's sample."""
+    import corpora.topics as topics_mod
+
+    def build() -> dict[str, Any]:
+        pool = _qualifying(sources, top_n)
+        texts = [load_preprocessed(name)[i] for name, i in pool]
+        model = fit_topics(texts, min(topics, len(pool)), 0, solver="mu", tol=1e-3, max_iter=200)
+        return {"assignments": list(model.assignments), "top_words": [list(w) for w in model.top_words]}
+
+    pool = _qualifying(sources, top_n)
+    stamp = [[n, len(load_preprocessed(n))] for n in sources] + [top_n, topics,
+                                                                   _code_stamp(topics_mod)]
+    key = "thesis-topics-" + "-".join(sources) + f"-{top_n}-{topics}"
+    value = _disk_cache(key, stamp, build)
+    topic_of = {doc: int(a) for doc, a in zip(pool, value["assignments"], strict=True)}
+    return topic_of, tuple(tuple(w) for w in value["top_words"])
+
+
+@functools.lru_cache(maxsize=8)
+def _thesis_pool(sources: tuple[str, ...], part: str, seed: int, share: float, top_n: int,
+                 topics: int) -> tuple[list[tuple[str, int]], list[tuple[str, ...]], list[list[str]], list[str], Any]:
+    """The qualifying documents of the part, their top terms, the vocabulary and their topics
+    (steps 1-3 of :func:`build_thesis_dataset`; cached, since they do not depend on the density)."""
+    qualifying = set(_qualifying(sources, top_n))
+    pool: list[tuple[str, int]] = []
+    for name in sources:
+        n_docs = len(load_preprocessed(name))
+        if part == "all":
+            ids = list(range(n_docs))
+        else:
+            attacked, reference = split_parts(n_docs, seed, share)
+            ids = attacked if part == "attacked" else reference
+        pool += [(name, i) for i in ids if (name, i) in qualifying]
+    if not pool:
+        raise InputError(f"no document of {', '.join(sources)} has at least {math.ceil(0.75 * top_n)} terms")
+    texts = [load_preprocessed(name)[i] for name, i in pool]
+    ranked, _scores = rank_by_tfidf(texts)
+    ranked = [r[:top_n] for r in ranked]
+    vocabulary = sorted({t for r in ranked for t in r})
+    topic_of, top_words = _pool_topics(sources, top_n, topics)
+    assignments = tuple(topic_of[d] for d in pool)
+    sizes = tuple(sum(1 for a in assignments if a == t) for t in range(len(top_words)))
+    model = TopicModel(assignments, top_words, sizes, 0)
+    return pool, texts, ranked, vocabulary, model
+
+
+def build_thesis_dataset(
+    source: str = "pool",
+    density: float | None = 0.3,
+    transactions: int = 200,
+    top_n: int = 20,
+    topics: int = 40,
+    seed: int = 0,
+    part: str = "attacked",
+    reference_share: float = 0.3,
+) -> TransactionDataset:
+    """The thesis's data pipeline (AlShuhail2021 5.1.2 and the density paragraph of 5.3.2).
+
+    The thesis pre-processes about 1,000 EzineArticles, fits NMF topics, classifies and selects
+    articles by topic and builds 200 transactions with about 4,000 terms (about 20 terms each) from
+    more than 35 topics; a density is reached by selecting subsets of documents. Offline:
+
+    1. every present source named by ``source`` (``pool``: lee, wiki-sample, newsgroups-sample and
+       reuters, about 2,750 documents) is pre-processed (:mod:`corpora.preprocess`) and split by seed
+       into attacked and reference parts (:func:`split_parts`, per source); ``part`` picks one;
+    2. a document qualifies when it has at least ``ceil(0.75 * top_n)`` distinct terms; its
+       transaction is its ``top_n`` best terms by TF-IDF over the qualifying documents, so a
+       transaction holds 15-20 terms for ``top_n=20`` (the thesis's "around 20");
+    3. NMF with ``topics`` topics (:mod:`corpora.topics`), fitted once on every qualifying document
+       of the pooled sources (all parts, ``random_state=0``), gives each document a topic;
+    4. ``transactions`` documents are chosen by :func:`select_documents_for_density` so that the
+       density (type-token ratio) ends within 0.02 of ``density``, spreading over topics where
+       the density allows; no term is dropped. ``density=None`` takes a seeded random subset.
+
+    The metadata say how many topics the chosen documents span and which sources were absent
+    (``reuters`` needs Debian's ``weka``; the pool goes on without it).
+    """
+    sources, missing = _pool_sources(source)
+    if not sources:
+        raise InputError(f"none of the text sources {', '.join(missing)} is installed here")
+    target = _check_density(density)
+    seed = _check_seed(seed)
+    share = _check_share(reference_share)
+    top_n = _check_top_n(top_n) or 20
+    if part not in PARTS:
+        raise InputError(f"part: expected one of {', '.join(PARTS)}, got {part!r}")
+    if isinstance(transactions, bool) or not isinstance(transactions, (int, np.integer)) or transactions < 2:
+        raise InputError(f"transactions: expected a whole number >= 2, got {transactions!r}")
+    pool, texts, ranked, vocabulary, model = _thesis_pool(tuple(sources), part, seed, share, top_n, int(topics))
+    if len(pool) < transactions:
+        raise InputError(f"only {len(pool)} documents with at least {math.ceil(0.75 * top_n)} terms; "
+                         f"{transactions} requested")
+    n_topics = model.topics
+    index = {t: k for k, t in enumerate(vocabulary)}
+    ids_docs = [[index[t] for t in r] for r in ranked]
+    if target is None:
+        chosen = sorted(int(i) for i in np.random.default_rng(seed).permutation(len(pool))[:transactions])
+        method = "random-subset"
+    else:
+        chosen = select_documents_for_density(ids_docs, len(vocabulary), target, transactions,
+                                              model.assignments, seed)
+        method = "document-subset"
+    chosen = sorted(chosen, key=lambda i: (sources.index(pool[i][0]), pool[i][1]))
+    records = [ranked[i] for i in chosen]
+    occurrences = sum(len(r) for r in records)
+    distinct = len({t for r in records for t in r})
+    reached = _density(distinct, occurrences)
+    if target is not None and abs(reached - target) > DENSITY_TOLERANCE + 1e-12:
+        raise InputError(f"source {source!r} ({len(pool)} documents, part {part}): density {target} is out of reach "
+                         f"by choosing {transactions} documents; the closest is {reached:.3f}")
+    chosen_topics = [model.assignments[i] for i in chosen]
+    metadata: dict[str, Any] = {
+        "source": source,
+        "source_description": "pooled offline sources: " + ", ".join(sources),
+        "licence": "; ".join(i.licence for i in list_text_sources() if i.name in sources),
+        "pipeline": "thesis",
+        "parameters": {"density": target, "topics": n_topics, "transactions": transactions, "top_n": top_n,
+                       "seed": seed, "part": part, "reference_share": share, "sources": sources,
+                       "missing_sources": missing},
+        "counts": {"pool_documents": len(pool), "records": len(records), "distinct_terms": distinct,
+                   "term_occurrences": occurrences,
+                   "avg_length": round(occurrences / len(records), 4) if records else 0.0,
+                   "topics_spanned": len({t for t in chosen_topics if t >= 0}),
+                   "per_source": {n: sum(1 for i in chosen if pool[i][0] == n) for n in sources}},
+        "density": {"target": target, "reached": reached, "tolerance": DENSITY_TOLERANCE, "method": method},
+        "topics": [dict(t, selected=True) for t in model.as_dicts()],
+        "record_topics": chosen_topics,
+        "seed": seed,
+        "documents": [[pool[i][0], pool[i][1]] for i in chosen],
+        "preprocessing": "AlShuhail2021 5.1.2: as the term-dropping pipeline; each transaction keeps its "
+                         f"{top_n} best terms by TF-IDF over the pooled documents",
+    }
     return TransactionDataset.from_records(records, name=f"text:{source}", metadata=metadata)
 
 

@@ -44,6 +44,7 @@ __all__ = [
     "load_raw_documents",
     "parse_arff_strings",
     "source_names",
+    "source_files",
 ]
 
 #: Where Debian's ``weka`` package installs its example ARFF files.
@@ -343,6 +344,14 @@ def list_text_sources() -> list[TextSourceInfo]:
     """Every named text source with its number of usable documents, licence and presence."""
     return [TextSourceInfo(name, s.documents, s.licence, _source_present(name), s.description)
             for name, s in _SOURCES.items()]
+
+
+def source_files(name: str) -> list[Path]:
+    """The installed data files a source is read from (for cache stamps); absent files are listed too."""
+    if name == "reuters":
+        return [WEKA_EXAMPLES / f for f in _REUTERS_FILES]
+    file = {"lee": _LEE_FILE, "wiki-sample": _WIKI_FILE, "newsgroups-sample": _NEWSGROUPS_FILE}[name]
+    return [_gensim_file(file)]
 
 
 def load_raw_documents(name: str, weka_dir: str | Path | None = None) -> list[RawDocument]:

@@ -12,6 +12,10 @@ statement and numbers, ours at the same x values, and a verdict:
   printed beside ours but not judged (the stand-in data set the level).
 * ``paper`` values without a trend: "values match" when each of ours lies within ``tolerance`` of
   the paper's.
+* ``rival`` (a comparison between two lines, e.g. "ABA beats random", "NGD beats WE"): the rows
+  ``where`` selects, with the keys of ``rival`` replaced, are the rival line; "comparison matches"
+  when ours is above the rival's by more than ``tolerance`` at every x both have (and, with a
+  ``trend``, the trend holds too).
 
 ``reason`` says, for a claim that differs, what was measured to explain it (data, setting or
 reading); the report prints it beside the verdict. Two keys put the measurement itself there,
@@ -60,6 +64,8 @@ class Claim:
     trend: str | None = None
     tolerance: float = 0.0
     reason: str = ""
+    rival: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    """Where-filters replacing those of ``where`` to select the line ours must beat (optional)."""
     controls: tuple[tuple[tuple[str, tuple[Any, ...]], ...], ...] = ()
     """Row selections (each overriding keys of ``where``) on which the claim is evaluated again."""
     explain: tuple[str, ...] = ()
@@ -70,7 +76,7 @@ class Claim:
         where = dict(self.where)
         where.update(dict(override))
         return Claim(self.id, self.statement, self.metric, self.x, tuple(where.items()), self.paper, self.trend,
-                     self.tolerance)
+                     self.tolerance, rival=self.rival)
 
 
 @dataclass
@@ -81,6 +87,8 @@ class ClaimResult:
     ours: dict[float, float] = field(default_factory=dict)
     """Our mean at every x of the selected rows (plotted units)."""
     verdict: str = "no data"
+    rival: dict[float, float] = field(default_factory=dict)
+    """The rival line's mean at every x (comparison claims only)."""
     controls: list[ClaimResult] = field(default_factory=list)
     """The claim evaluated on each of ``claim.controls``."""
     explained: dict[str, dict[float, float]] = field(default_factory=dict)
@@ -126,6 +134,14 @@ def evaluate_claim(df, claim: Claim) -> ClaimResult:
         for x, value in claim.paper:
             ours = result.ours.get(float(x))
             ok = ok and ours is not None and abs(ours - value) <= claim.tolerance
+    if claim.rival:
+        keys = {k for k, _ in claim.rival}
+        rival_where = tuple((k, v) for k, v in claim.where if k not in keys) + claim.rival
+        result.rival = _means(df, claim.metric, claim.x, rival_where)
+        both = [x for x in xs if x in result.rival]
+        beats = bool(both) and all(result.ours[x] - result.rival[x] > claim.tolerance for x in both)
+        result.verdict = f"comparison {'matches' if ok and beats else 'differs'}"
+        return result
     what = "trend" if claim.trend is not None else "values"
     result.verdict = f"{what} {'match' if ok else 'differ'}" if what == "values" else \
         f"trend {'matches' if ok else 'differs'}"
@@ -182,25 +198,37 @@ def claims_table(results: Sequence[ClaimResult]) -> list[str]:
         paper = _values(c.paper, c.x) if c.paper else "-"
         if c.trend:
             paper = f"{c.trend}; {paper}" if c.paper else c.trend
+        if c.rival and r.ours:
+            rival = ", ".join(f"{k}={'/'.join(str(v) for v in vals)}" for k, vals in c.rival)
+            ours = "; ".join(f"{c.x}={_fmt(x)}: {_fmt(r.ours.get(x))} vs {_fmt(r.rival.get(x))}"
+                             for x in sorted(r.ours)) + f" ({rival})"
+            if not c.trend and not c.paper:
+                paper = f"above {rival}"
+        else:
+            ours = _ours(r)
         parts = [c.reason] if c.reason and r.verdict.endswith(("differs", "differ")) else []
         measured = _measured(r)
         if measured:
             parts.append("measured: " + "; ".join(measured))
         reason = " ".join(parts).replace("|", "\\|")
-        lines.append(f"| {c.statement} [{c.metric}{unit} vs {c.x}] | {paper} | {_ours(r)} | {r.verdict} | {reason} |")
+        lines.append(f"| {c.statement} [{c.metric}{unit} vs {c.x}] | {paper} | {ours} | {r.verdict} | {reason} |")
     return lines
 
 
 _MARK = re.compile(r"(<!-- claims:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /claims:(?P=name) -->)", re.S)
 
 
-def update_readme(readme: Path, results_dir: Path) -> list[str]:
-    """Replace each marked block of ``readme`` by ``results_dir/NAME/claims.md``; return the names done."""
+def update_readme(readme: Path, results_dir: Path, only: Sequence[str] | None = None) -> list[str]:
+    """Replace each marked block of ``readme`` by ``results_dir/NAME/claims.md``; return the names done.
+
+    ``only``: update just these blocks (the others are left as they are)."""
     text = readme.read_text(encoding="utf-8")
     done: list[str] = []
 
     def fill(match: re.Match[str]) -> str:
         name = match.group("name")
+        if only is not None and name not in only:
+            return match.group(0)
         table = results_dir / name / "claims.md"
         if not table.is_file():
             raise InputError(f"{table}: no claims table (run the sweep {name!r} first)")
@@ -225,10 +253,11 @@ def _main(argv: Sequence[str]) -> int:
                     description="Copy each sweep's paper-vs-ours table into a README.")
     parser.add_argument("readme", type=Path)
     parser.add_argument("results", type=Path, nargs="?", default=Path("results"))
+    parser.add_argument("--only", action="append", help="update only this sweep's block (repeatable)")
     args = parser.parse_args(list(argv))
     if not args.readme.is_file():
         raise InputError(f"{args.readme}: no such file")
-    names = update_readme(args.readme, args.results)
+    names = update_readme(args.readme, args.results, args.only)
     print(f"{args.readme}: updated the claims of {', '.join(names)}")
     return 0
 

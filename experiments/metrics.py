@@ -104,8 +104,19 @@ _LIST = [
     MetricInfo("transaction_breakage_strict", "semantic", "transaction breakage (one-to-one records)",
                fraction=True, default=False),
     MetricInfo("km_breakage", "semantic", "k^m-anonymity breakage", fraction=True),
+    MetricInfo("transaction_breakage_literal", "semantic", "transaction breakage, eqs. 5.2-5.3 as printed",
+               fraction=True, default=False),
+    MetricInfo("unknown_term_share", "semantic", "attacked terms unknown to the scorer", fraction=True,
+               default=False),
     MetricInfo("semantic_seconds", "semantic", "semantic attack time", unit="s"),
 ]
+# issue 11: the paired difference attack minus random (same run, same records) and its 95% bootstrap bounds
+for _base in ("accuracy", "transaction_breakage", "km_breakage", "wmd", "transaction_breakage_literal"):
+    for _suffix, _what in (("", ""), ("_lo", ", lower 95% bound"), ("_hi", ", upper 95% bound")):
+        _LIST.append(MetricInfo(f"{_base}_vs_random{_suffix}", "semantic",
+                                f"{_base.replace('_', ' ')}: attack minus random{_what}",
+                                fraction=_base != "wmd", unit="GloVe distance" if _base == "wmd" else "",
+                                default=False))
 
 ALL_METRICS: dict[str, MetricInfo] = {m.name: m for m in _LIST}
 """Every metric a sweep may name in ``metrics``, in a stable order."""

@@ -252,7 +252,10 @@ def figure(plot: PlotSpec, points: list[SeriesPoint], note: str):
     ax.set_title(textwrap.fill(_title(plot), 64), fontsize=10)
     ax.grid(True, alpha=0.3)
     top = max((p.high for p in points), default=0.0)
-    ax.set_ylim(bottom=0, top=None if top > 0 else (100 if _is_fraction(plot) else 1))
+    if min((min(p.low, p.mean) for p in points), default=0.0) < 0:  # a difference (attack minus random)
+        ax.axhline(0.0, color="black", linewidth=0.8)
+    else:
+        ax.set_ylim(bottom=0, top=None if top > 0 else (100 if _is_fraction(plot) else 1))
     if groups:
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()

@@ -27,7 +27,9 @@ Layout (every key but ``name`` and ``datasets`` is optional)::
     attacks:
       cover: {attackers: [strong, moderate, weak], moderate_share: 0.5}
       semantic: {scorers: [ngd, glove], selectors: [ABA, RGA, MRA, VPA, random], chunks: [both],
-                 reference: source, vpa_limit: 10000}   # NGD counts: the text source's reference part
+                 reference: source, vpa_limit: 10000,   # NGD counts: the text source's reference part
+                 ngd_settings: [public, private],       # or pooled corpora in two threat settings (issue 11)
+                 baselines: [blind, oracle], bootstrap: 200}  # beside random; paired attack-minus-random
     metrics: [pem, accuracy, wmd]  # default: every metric the declared steps produce
     utility: {top_k: 1000, re_range: [200, 220], reconstructions: 1}
     seeds: [0, 1, 2]               # or repeats: 3 (seeds 0, 1, 2)
@@ -130,11 +132,15 @@ _DATASET_KEYS = ("name", "text", "label", "density", "records", "seed", "stand_i
                  "utility", "metrics", "seeds")
 _RANGE_KEYS = ("from", "to", "step")
 _COVER_KEYS = ("attackers", "moderate_share")
-_SEMANTIC_KEYS = ("scorers", "selectors", "chunks", "reference", "vpa_limit")
+_SEMANTIC_KEYS = ("scorers", "selectors", "chunks", "reference", "vpa_limit", "ngd_settings", "baselines",
+                  "bootstrap")
+_SCORERS = ("hybrid", "glove", "wordnet", "ngd")
+_NGD_SETTINGS = ("source", "public", "private")
+_BASELINES = ("blind", "oracle")
 _UTILITY_KEYS = ("top_k", "re_range", "reconstructions", "re_windows")
 _PLOT_KEYS = ("id", "metric", "x", "group_by", "where", "title", "xlabel", "ylabel", "logx", "note", "best_over")
-_CLAIM_KEYS = ("id", "statement", "metric", "x", "where", "paper", "trend", "tolerance", "reason", "controls",
-               "explain")
+_CLAIM_KEYS = ("id", "statement", "metric", "x", "where", "paper", "trend", "tolerance", "reason", "rival",
+               "controls", "explain")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -765,13 +771,14 @@ def _parse_attacks(ctx: _Ctx, value: Any) -> dict[str, dict[str, Any]]:
         _check_keys(ctx, sem, _SEMANTIC_KEYS, "attacks.semantic")
         scorers = _as_list(sem.get("scorers", ["ngd"]))
         if not scorers:
-            raise ctx.fail("attacks.semantic.scorers", "expected a non-empty list of: glove, ngd, table:FILE")
+            raise ctx.fail("attacks.semantic.scorers",
+                           f"expected a non-empty list of: {_allowed(_SCORERS)}, table:FILE")
         for i, s in enumerate(scorers):
             p = f"attacks.semantic.scorers[{i}]"
             _str(ctx, s, p)
-            if s not in ("glove", "ngd") and not s.startswith("table:"):
-                hint = _suggest(s, ["glove", "ngd"])
-                raise ctx.fail(p, f"{_show(s)} is not a scorer{hint}; allowed: glove, ngd, table:FILE")
+            if s not in _SCORERS and not s.startswith("table:"):
+                hint = _suggest(s, list(_SCORERS))
+                raise ctx.fail(p, f"{_show(s)} is not a scorer{hint}; allowed: {_allowed(_SCORERS)}, table:FILE")
         _unique(ctx, scorers, "attacks.semantic.scorers")
         selectors = _as_list(sem.get("selectors", list(SELECTORS)))
         if not selectors:
@@ -787,6 +794,23 @@ def _parse_attacks(ctx: _Ctx, value: Any) -> dict[str, dict[str, Any]]:
         vpa_limit = _int(ctx, sem.get("vpa_limit", 10_000), "attacks.semantic.vpa_limit", 1)
         out["semantic"] = {"scorers": scorers, "selectors": selectors, "chunks": chunks, "reference": reference,
                            "vpa_limit": vpa_limit}
+        # issue 11: NGD threat settings, baselines beside random, bootstrap of the paired differences
+        if "ngd_settings" in sem:
+            settings = _as_list(sem["ngd_settings"])
+            if not settings:
+                raise ctx.fail("attacks.semantic.ngd_settings",
+                               f"expected a non-empty list of: {_allowed(_NGD_SETTINGS)}")
+            settings = [_choice(ctx, x, f"attacks.semantic.ngd_settings[{i}]", _NGD_SETTINGS)
+                        for i, x in enumerate(settings)]
+            _unique(ctx, settings, "attacks.semantic.ngd_settings")
+            out["semantic"]["ngd_settings"] = settings
+        if "baselines" in sem:
+            base = [_choice(ctx, x, f"attacks.semantic.baselines[{i}]", _BASELINES)
+                    for i, x in enumerate(_as_list(sem["baselines"]))]
+            _unique(ctx, base, "attacks.semantic.baselines")
+            out["semantic"]["baselines"] = base
+        if "bootstrap" in sem:
+            out["semantic"]["bootstrap"] = _int(ctx, sem["bootstrap"], "attacks.semantic.bootstrap", 0, maximum=100_000)
     return out
 
 
@@ -953,8 +977,13 @@ def _parse_claims(ctx: _Ctx, value: Any, metrics: Sequence[str]) -> tuple[Claim,
             pv = _as_mapping(ctx, entry["paper"], f"{path}.paper")
             paper = [(_number(ctx, a, f"{path}.paper"), _number(ctx, b, f"{path}.paper.{a}")) for a, b in pv.items()]
         trend = _choice(ctx, entry["trend"], f"{path}.trend", TRENDS) if "trend" in entry else None
-        if trend is None and not paper:
-            raise ctx.fail(path, "give the paper's 'trend', its 'paper' values, or both")
+        rival: list[tuple[str, tuple[Any, ...]]] = []
+        if "rival" in entry:  # a comparison of two lines (issue 11)
+            rv = _as_mapping(ctx, entry["rival"], f"{path}.rival")
+            _check_keys(ctx, rv, COLUMNS, f"{path}.rival")
+            rival = [(key, tuple(_as_list(val))) for key, val in rv.items()]
+        if trend is None and not paper and not rival:
+            raise ctx.fail(path, "give the paper's 'trend', its 'paper' values, a 'rival', or a combination")
         tolerance = _number(ctx, entry.get("tolerance", 0), f"{path}.tolerance", low=0)
         controls = []
         for j, control in enumerate(_as_list(entry["controls"]) if "controls" in entry else []):
@@ -969,7 +998,7 @@ def _parse_claims(ctx: _Ctx, value: Any, metrics: Sequence[str]) -> tuple[Claim,
         out.append(Claim(cid, _str(ctx, entry["statement"], f"{path}.statement"), metric, x, tuple(where),
                          tuple(paper), trend, float(tolerance),
                          _str(ctx, entry["reason"], f"{path}.reason") if "reason" in entry else "",
-                         tuple(controls), explain))
+                         tuple(rival), tuple(controls), explain))
     return tuple(out)
 
 

@@ -103,7 +103,7 @@ def _freeze(v: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- scorers
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=16)
 def _scorer(spec: str, reference: str | None, seed: int, base_dir: str) -> Any:
     from attacks.scorers import make_scorer
 
@@ -115,7 +115,7 @@ def _scorer(spec: str, reference: str | None, seed: int, base_dir: str) -> Any:
 
 
 def _scorer_label(spec: str) -> str:
-    return {"ngd": "NGD", "glove": "WE"}.get(spec, spec)
+    return {"ngd": "NGD", "glove": "WE", "hybrid": "WE+WN", "wordnet": "WN"}.get(spec, spec)
 
 
 # --------------------------------------------------------------------------- the task
@@ -309,20 +309,66 @@ def _semantic_rows(config: Mapping[str, Any], sem: Mapping[str, Any], ds: Transa
     once) and, in the ``chunks`` column, the part measured: ``overall``, ``record`` (record and
     shared chunks) or ``term`` (the term chunk), as the thesis's figures 5.1-5.30 split them.
     When the attack itself is limited to one part (``chunks: record``), the method says so.
+
+    Issue 11: ``ngd_settings`` runs the NGD scorer once per threat setting (``public``/``private``:
+    the pooled corpus of :func:`attacks.ngd.pooled_reference_documents`, method ``NGD(public)-ABA``;
+    ``source``: the ``reference`` option as before); ``baselines`` adds the ``blind`` placement and
+    the ``oracle`` ceiling beside ``random``; every scoring method gets ``<metric>_vs_random`` rows
+    (with ``_lo``/``_hi``): the paired difference to the random baseline of the same run and seed on
+    the same records, with a ``bootstrap``-resample interval; ``unknown_term_share`` counts the
+    attacked terms the scorer does not know.
     """
     from attacks.semantic import run_semantic_attack
-    from attacks.semantic_metrics import evaluate_semantic
+    from attacks.semantic_metrics import blind_attack, evaluate_semantic, oracle_reconstruction
 
     dconf = config["dataset"]
     reference = sem.get("reference", "source")
+    data_seed = int(dconf["seed"]) if dconf.get("seed") is not None else seed  # the text build's split seed
     ds_seed = seed
     if reference == "source":
         reference = dconf.get("text")
-        ds_seed = int(dconf["seed"]) if dconf.get("seed") is not None else seed
+        ds_seed = data_seed
     need_wmd = "wmd" in wanted
+    boot = int(sem.get("bootstrap", 200))
+    want_diff = any(w.endswith(("_vs_random", "_vs_random_lo", "_vs_random_hi")) for w in wanted)
     rows: list[dict[str, Any]] = []
-    done_scorerless: set[tuple[str, str]] = set()
+    cache: dict[tuple[str, str], Any] = {}
+    shared: dict[str, Any] = {}  # protected itemsets and WMD pairs, computed once per run
+    wmd_parts = tuple(sem.get("wmd_parts", ("overall",)))  # the thesis's figures plot the overall WMD only
+    needed = {w.split("_vs_random")[0] for w in wanted}  # a difference needs its metric
+
+    def evaluate(result: Any, label: str, attacked: str, took: float | None) -> Any:
+        scores = evaluate_semantic(result, release, truth, ds, seed=seed, bootstrap=0, wmd=need_wmd, baseline=False,
+                                   shared=shared, wmd_parts=wmd_parts, metrics=needed)
+        for r in scores.rows:
+            if r.metric in wanted:
+                rows.append(_row(r.metric, r.value, took, "semantic", label, r.part))
+        if took is not None:
+            rows.append(_row("semantic_seconds", took, took, "semantic", label, "overall"))
+        return scores
+
+    def random_of(attacked: str) -> Any:
+        key = ("random", attacked)
+        if key not in cache:
+            t0 = time.perf_counter()
+            rnd = run_semantic_attack(release, None, selector="random", chunks=attacked, seed=seed)
+            label = "random" + (f" [{attacked} only]" if attacked != "both" else "")
+            cache[key] = evaluate(rnd, label, attacked, time.perf_counter() - t0)
+        return cache[key]
+
+    scorer_runs: list[tuple[str, Any, str, int]] = []  # (label prefix, reference, spec, seed of the reference)
     for spec in sem["scorers"]:
+        if spec == "ngd" and sem.get("ngd_settings"):
+            text = str(dconf.get("text") or "")
+            for setting in sem["ngd_settings"]:
+                if setting == "source":
+                    scorer_runs.append(("NGD", reference, spec, ds_seed))
+                else:  # the private corpus leaves out exactly the attacked parts of this build's split
+                    scorer_runs.append((f"NGD({setting})", f"{setting}:{text}", spec, data_seed))
+        else:
+            scorer_runs.append((_scorer_label(spec), reference, spec, ds_seed))
+    done_scorerless: set[tuple[str, str]] = set()
+    for prefix, ref, spec, ref_seed in scorer_runs:
         for selector in sem["selectors"]:
             scorerless = selector in ("VPA", "random")
             for attacked in sem["chunks"]:
@@ -330,21 +376,42 @@ def _semantic_rows(config: Mapping[str, Any], sem: Mapping[str, Any], ds: Transa
                     if (selector, attacked) in done_scorerless:
                         continue  # VPA and the random baseline ignore the scorer: run them once
                     done_scorerless.add((selector, attacked))
+                    if selector == "random":
+                        random_of(attacked)
+                        continue
                     label = selector
                     scorer = None
                 else:
-                    label = f"{_scorer_label(spec)}-{selector}"
-                    scorer = _scorer(spec, reference, ds_seed, base_dir)
+                    label = f"{prefix}-{selector}"
+                    scorer = _scorer(spec, ref, ref_seed, base_dir)
                 if attacked != "both":
                     label += f" [{attacked} only]"
                 t0 = time.perf_counter()
                 result = run_semantic_attack(release, scorer, selector=selector, chunks=attacked, seed=seed,
                                              vpa_limit=int(sem.get("vpa_limit", 10_000)), progress=False)
                 took = time.perf_counter() - t0
-                scores = evaluate_semantic(result, release, truth, ds, seed=seed, bootstrap=0, wmd=need_wmd,
-                                           baseline=False)
-                for r in scores.rows:
-                    if r.metric in wanted:
-                        rows.append(_row(r.metric, r.value, took, "semantic", label, r.part))
-                rows.append(_row("semantic_seconds", took, took, "semantic", label, "overall"))
+                scores = evaluate(result, label, attacked, took)
+                if scorer is not None and "unknown_term_share" in wanted:
+                    share = result.unknown_terms / result.distinct_terms if result.distinct_terms else 0.0
+                    rows.append(_row("unknown_term_share", share, None, "semantic", label, "overall"))
+                if want_diff:
+                    for d in scores.difference_vs(random_of(attacked), "random", seed=seed, bootstrap=boot):
+                        for suffix, value in (("", d.value), ("_lo", d.lo), ("_hi", d.hi)):
+                            name = f"{d.metric}_vs_random{suffix}"
+                            if name in wanted:
+                                rows.append(_row(name, value, None, "semantic", label, d.part))
+    for name in sem.get("baselines", ()):
+        for attacked in sem["chunks"]:
+            if name == "blind":
+                result = blind_attack(release, chunks=attacked, seed=seed)
+            else:
+                result = oracle_reconstruction(release, truth, attacked)
+            label = name + (f" [{attacked} only]" if attacked != "both" else "")
+            scores = evaluate(result, label, attacked, None)
+            if want_diff:
+                for d in scores.difference_vs(random_of(attacked), "random", seed=seed, bootstrap=boot):
+                    for suffix, value in (("", d.value), ("_lo", d.lo), ("_hi", d.hi)):
+                        metric = f"{d.metric}_vs_random{suffix}"
+                        if metric in wanted:
+                            rows.append(_row(metric, value, None, "semantic", label, d.part))
     return rows

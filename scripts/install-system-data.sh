@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # Debian packages the workbench uses when present (one line and go on when they cannot be had):
-#   wordnet-base: WordNet 3.0, the external words of Barakat2016's weak attacker (attacks.knowledge).
+#   wordnet-base: WordNet 3.0, the external words of Barakat2016's weak attacker (attacks.knowledge)
+#                 and the WordNet half of the default relatedness scorer (attacks.wordnet).
+#   weka:         only its example files: Reuters-21578 texts (text source `reuters`) and the
+#                 supermarket basket data. The package is downloaded and unpacked with dpkg-deb, so
+#                 no Java is installed; the examples are copied to /usr/share/doc/weka/examples.
 set -u
-if [ -f /usr/share/wordnet/index.noun ]; then
-  exit 0
-fi
-if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  if (apt-get update -qq && apt-get install -y -qq --no-install-recommends wordnet-base) >/dev/null 2>&1; then
-    exit 0
+WEKA_EXAMPLES=/usr/share/doc/weka/examples
+can_apt() { command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; }
+updated=0
+apt_update() { if [ "$updated" = 0 ]; then apt-get update -qq >/dev/null 2>&1; updated=1; fi; }
+
+if [ ! -f /usr/share/wordnet/index.noun ]; then
+  if can_apt && (apt_update && apt-get install -y -qq --no-install-recommends wordnet-base) >/dev/null 2>&1; then
+    :
+  else
+    echo "note: Debian's wordnet-base is not installed; the weak attacker uses the GloVe vocabulary and the default scorer is GloVe alone"
   fi
 fi
-echo "note: Debian's wordnet-base is not installed; the weak attacker will use the GloVe vocabulary instead"
+
+if [ ! -f "$WEKA_EXAMPLES/ReutersGrain-test.arff" ]; then
+  tmp=$(mktemp -d)
+  if can_apt && (apt_update && cd "$tmp" && apt-get download weka && dpkg-deb -x weka_*.deb x \
+        && mkdir -p "$WEKA_EXAMPLES" && cp x/usr/share/doc/weka/examples/*.arff "$WEKA_EXAMPLES/") >/dev/null 2>&1; then
+    :
+  else
+    echo "note: Debian's weka examples are not installed; the text source 'reuters' is absent and pooled corpora go without it"
+  fi
+  rm -rf "$tmp"
+fi
 exit 0

@@ -163,3 +163,35 @@ def test_pem_is_its_ceiling_times_the_covered_share_of_linkable_chunks():
     assert set(got) == set(config["metrics"])
     assert 0 < got["linkable_chunk_share"] <= 1 and 0 <= got["multi_chunk_clusters"] <= got["linkable_chunk_share"]
     assert got["pem"] == pytest.approx(got["linkable_chunk_share"] * got["pem_of_linkable"])
+
+
+def test_semantic_sweep_with_settings_baselines_and_paired_differences(tmp_path, capsys):
+    sweep = {
+        "name": "issue11",
+        "datasets": [{"text": "lee", "label": "lee", "density": 0.5, "seed": 0, "options": {"top_n": 5},
+                      "grid": {"k": 2, "max_cluster_size": 9}}],
+        "grid": {"m": 2, "refine": False},
+        "attacks": {"semantic": {"scorers": ["ngd", "glove"], "ngd_settings": ["public", "private"],
+                                 "selectors": ["ABA", "random"], "baselines": ["blind", "oracle"],
+                                 "bootstrap": 50}},
+        "metrics": ["accuracy", "accuracy_vs_random", "accuracy_vs_random_lo", "accuracy_vs_random_hi",
+                    "unknown_term_share"],
+        "seeds": [0],
+    }
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(sweep, sort_keys=False), encoding="utf-8")
+    assert run_cli(main, [str(path), "--results", str(tmp_path / "results")]) == 0, capsys.readouterr().err
+    with open(tmp_path / "results" / "issue11" / "results.csv", encoding="utf-8", newline="") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["chunks"] == "overall"]
+    methods = {r["method"] for r in rows if r["metric"] == "accuracy"}
+    assert methods == {"NGD(public)-ABA", "NGD(private)-ABA", "WE-ABA", "random", "blind", "oracle"}
+    acc = {r["method"]: float(r["value"]) for r in rows if r["metric"] == "accuracy"}
+    diff = {r["method"]: float(r["value"]) for r in rows if r["metric"] == "accuracy_vs_random"}
+    lo = {r["method"]: float(r["value"]) for r in rows if r["metric"] == "accuracy_vs_random_lo"}
+    hi = {r["method"]: float(r["value"]) for r in rows if r["metric"] == "accuracy_vs_random_hi"}
+    for method, value in diff.items():  # paired on the same run: the difference of the two accuracies
+        assert abs(value - (acc[method] - acc["random"])) < 1e-9
+        assert lo[method] <= value <= hi[method]
+    assert acc["oracle"] >= max(acc.values()) - 1e-12
+    unknown = {r["method"]: float(r["value"]) for r in rows if r["metric"] == "unknown_term_share"}
+    assert unknown["NGD(public)-ABA"] <= unknown["NGD(private)-ABA"]

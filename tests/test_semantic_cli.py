@@ -54,3 +54,25 @@ def test_cli_random_and_vpa_need_no_scorer(tmp_path) -> None:
         out = tmp_path / f"{selector}.jsonl"
         assert attacks_main(["semantic", rel, "--selector", selector, "--seed", "4", "-o", str(out)]) == 0
         assert len(out.read_text(encoding="utf-8").splitlines()) == 4
+
+
+def test_cli_json_holds_every_metric_and_the_paired_differences(tmp_path, capsys) -> None:
+    rel, tru, orig = _files(tmp_path)
+    argv = ["semantic", rel, "--scorer", f"table:{DATA}", "--selector", "ABA", "-o", str(tmp_path / "r.jsonl"),
+            "--truth", tru, "--original", orig, "--no-wmd", "--bootstrap", "50", "--json"]
+    assert attacks_main(argv) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert set(obj["metrics"]) == {"ABA", "random", "blind", "oracle"}
+    assert obj["metrics"]["ABA"]["accuracy"]["overall"]["value"] == 0.75  # the thesis's Table 4.6
+    diff = obj["difference_vs_random"]["accuracy"]["overall"]
+    assert set(diff) == {"value", "lo", "hi", "n"} and diff["value"] == 0.5
+    assert obj["metrics"]["oracle"]["accuracy"]["overall"]["value"] == 1.0
+    assert obj["info"]["selector"] == "ABA"
+
+
+def test_cli_json_needs_truth_and_setting_needs_ngd(tmp_path, capsys) -> None:
+    rel, _tru, _orig = _files(tmp_path)
+    assert attacks_main(["semantic", rel, "-o", str(tmp_path / "r.jsonl"), "--json"]) == 2
+    assert "--json needs --truth" in capsys.readouterr().err
+    assert attacks_main(["semantic", rel, "-o", str(tmp_path / "r.jsonl"), "--ngd-setting", "public"]) == 2
+    assert "--ngd-setting needs --scorer ngd" in capsys.readouterr().err

@@ -154,7 +154,7 @@ def test_table_scorer(tmp_path) -> None:
     with pytest.raises(InputError, match="outside"):
         make_scorer(f"table:{bad}")
     with pytest.raises(InputError):
-        make_scorer("wordnet")
+        make_scorer("no-such-scorer")
     with pytest.raises(InputError):
         make_scorer("glove", embeddings=None, unknown="ignore")
 
