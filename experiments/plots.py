@@ -151,6 +151,7 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
             continue
         if sel.groupby(keys, dropna=False)[col].nunique(dropna=False).max() > 1:
             averaged.append(f"{col} ({sel[col].nunique(dropna=False)} values)")
+    order: list[int] = []
     for key, part in sel.groupby(keys, sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         info = ALL_METRICS.get(key[0] if many else plot.metric)
@@ -162,6 +163,9 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
             name = ALL_METRICS[key[0]].label if key[0] in ALL_METRICS else str(key[0])
             label = name if not plot.group_by else f"{name}, {label}"
         points.append(SeriesPoint(label, key[-1], float(vals.mean()), low, high, len(vals)))
+        order.append(plot.metrics.index(key[0]) if many else 0)
+    # lines of several metrics keep the order the sweep lists them in (re, re-r2, re-r5, re-r10)
+    points = [p for _, p in sorted(zip(order, points, strict=True), key=lambda pair: pair[0])]
     return points, averaged, datasets
 
 
