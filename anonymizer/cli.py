@@ -127,13 +127,19 @@ def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> di
     }
 
 
+def write_published_and_secret(published: dict, path: str, secret: dict | None, secret_path: str | None) -> None:
+    """Write the release and its truth (or owner) file through temporary files; both are renamed
+    only when both are complete, so a failure leaves neither."""
+    with atomic_open(path, "w") as out:
+        out.write(json.dumps(published, ensure_ascii=False) + "\n")
+        if secret is not None and secret_path is not None:
+            with atomic_open(secret_path, "w") as tout:
+                tout.write(json.dumps(secret, ensure_ascii=False) + "\n")
+
+
 def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:
-    """Write both files through temporary files; they are renamed only when both are complete."""
-    with atomic_open(release_path, "w") as out:
-        out.write(json.dumps(release.to_dict(), ensure_ascii=False) + "\n")
-        if truth is not None and truth_path is not None:
-            with atomic_open(truth_path, "w") as tout:
-                tout.write(json.dumps(truth.to_dict(), ensure_ascii=False) + "\n")
+    write_published_and_secret(release.to_dict(), release_path, truth.to_dict() if truth is not None else None,
+                               truth_path)
 
 
 def _check_method_options(args: argparse.Namespace) -> None:

@@ -9,14 +9,13 @@ DiffPart with ``--truth``, the owner file holding the seed) is written atomicall
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 from anonymizer.generalized import GeneralizedRelease, OwnerFile
 from anonymizer.hierarchy import DEFAULT_FANOUT, Hierarchy, balanced_hierarchy, read_hierarchy
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
-from corpora.files import atomic_open, check_output_paths
+from corpora.files import check_output_paths
 
 __all__ = ["run_baseline", "hierarchy_for"]
 
@@ -31,11 +30,9 @@ def hierarchy_for(dataset: TransactionDataset, path: str | None, fanout: int | N
 
 
 def _write(release: GeneralizedRelease, owner: OwnerFile | None, path: str, owner_path: str | None) -> None:
-    with atomic_open(path, "w") as out:
-        out.write(json.dumps(release.to_dict(), ensure_ascii=False) + "\n")
-        if owner is not None and owner_path is not None:
-            with atomic_open(owner_path, "w") as oout:
-                oout.write(json.dumps(owner.to_dict(), ensure_ascii=False) + "\n")
+    from anonymizer.cli import write_published_and_secret
+
+    write_published_and_secret(release.to_dict(), path, owner.to_dict() if owner is not None else None, owner_path)
 
 
 def run_baseline(args: argparse.Namespace) -> int:

@@ -356,6 +356,16 @@ def _semantic_rows(config: Mapping[str, Any], sem: Mapping[str, Any], ds: Transa
             cache[key] = evaluate(rnd, label, attacked, time.perf_counter() - t0)
         return cache[key]
 
+    def difference_rows(scores: Any, label: str, attacked: str) -> list[dict[str, Any]]:
+        """The paired attack-minus-random rows (value and 95% bounds) the sweep records."""
+        out = []
+        for d in scores.difference_vs(random_of(attacked), "random", seed=seed, bootstrap=boot):
+            for suffix, value in (("", d.value), ("_lo", d.lo), ("_hi", d.hi)):
+                name = f"{d.metric}_vs_random{suffix}"
+                if name in wanted:
+                    out.append(_row(name, value, None, "semantic", label, d.part))
+        return out
+
     scorer_runs: list[tuple[str, Any, str, int]] = []  # (label prefix, reference, spec, seed of the reference)
     for spec in sem["scorers"]:
         if spec == "ngd" and sem.get("ngd_settings"):
@@ -395,11 +405,7 @@ def _semantic_rows(config: Mapping[str, Any], sem: Mapping[str, Any], ds: Transa
                     share = result.unknown_terms / result.distinct_terms if result.distinct_terms else 0.0
                     rows.append(_row("unknown_term_share", share, None, "semantic", label, "overall"))
                 if want_diff:
-                    for d in scores.difference_vs(random_of(attacked), "random", seed=seed, bootstrap=boot):
-                        for suffix, value in (("", d.value), ("_lo", d.lo), ("_hi", d.hi)):
-                            name = f"{d.metric}_vs_random{suffix}"
-                            if name in wanted:
-                                rows.append(_row(name, value, None, "semantic", label, d.part))
+                    rows += difference_rows(scores, label, attacked)
     for name in sem.get("baselines", ()):
         for attacked in sem["chunks"]:
             if name == "blind":
@@ -409,9 +415,5 @@ def _semantic_rows(config: Mapping[str, Any], sem: Mapping[str, Any], ds: Transa
             label = name + (f" [{attacked} only]" if attacked != "both" else "")
             scores = evaluate(result, label, attacked, None)
             if want_diff:
-                for d in scores.difference_vs(random_of(attacked), "random", seed=seed, bootstrap=boot):
-                    for suffix, value in (("", d.value), ("_lo", d.lo), ("_hi", d.hi)):
-                        metric = f"{d.metric}_vs_random{suffix}"
-                        if metric in wanted:
-                            rows.append(_row(metric, value, None, "semantic", label, d.part))
+                rows += difference_rows(scores, label, attacked)
     return rows
