@@ -137,6 +137,18 @@ class Release:
     def cluster_by_id(self) -> dict[str, Cluster]:
         return {c.id: c for c in self.clusters}
 
+    def terms(self) -> list[str]:
+        """Every term the release publishes (record, term and shared chunks), sorted."""
+        out: set[str] = set()
+        for cluster in self.clusters:
+            out.update(cluster.record_terms())
+            out.update(cluster.term_chunk)
+        for joint in self.joint_clusters:
+            for chunk in joint.shared_chunks:
+                for sub in chunk:
+                    out.update(sub)
+        return sorted(out)
+
     def leaves(self, joint_id: str) -> list[Cluster]:
         """The simple clusters under one joint cluster, in depth-first child order.
 

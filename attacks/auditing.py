@@ -169,16 +169,6 @@ def word_share(terms: list[str]) -> float:
     return words / len(terms)
 
 
-def _terms(release: Release) -> list[str]:
-    out: set[str] = set()
-    for c in release.clusters:
-        out.update(c.record_terms())
-        out.update(c.term_chunk)
-    for j in release.joint_clusters:
-        out.update(t for chunk in j.shared_chunks for sub in chunk for t in sub)
-    return sorted(out)
-
-
 def _semantic(release: Release, truth: Truth | None, original: TransactionDataset | None, seed: int,
               run: bool) -> dict[str, Any]:
     if not run:
@@ -186,7 +176,7 @@ def _semantic(release: Release, truth: Truth | None, original: TransactionDatase
     if truth is None or original is None:
         return {"status": "skipped", "summary": "skipped: scoring the reconstruction needs the truth and the original "
                                                 "records (--truth and --original)"}
-    terms = _terms(release)
+    terms = release.terms()
     try:
         share = word_share(terms)
     except (ImportError, OSError) as exc:

@@ -147,18 +147,6 @@ def random_reconstruction(release: Release, seed: int = 0) -> dict[str, list[set
     return out
 
 
-def _release_terms(release: Release) -> list[str]:
-    terms: set[str] = set()
-    for cluster in release.clusters:
-        terms.update(cluster.record_terms())
-        terms.update(cluster.term_chunk)
-    for joint in release.joint_clusters:
-        for chunk in joint.shared_chunks:
-            for sub in chunk:
-                terms.update(sub)
-    return sorted(terms)
-
-
 @functools.lru_cache(maxsize=4)
 def external_vocabulary(wordnet_dir: str = str(WORDNET_DIR)) -> tuple[str, tuple[str, ...]]:
     """(source name, sorted words) of the first external word list found (see module docstring)."""
@@ -308,7 +296,7 @@ def make_knowledge(
         raise InputError(f"m must be at least 1, got {m}")
     rng = _rng(seed)
     if attacker == "weak":
-        terms = _release_terms(release)
+        terms = release.terms()
         inside = [terms[int(i)] for i in sorted(rng.choice(len(terms), size=min(weak_items, len(terms)),
                                                            replace=False).tolist())] if terms else []
         if vocabulary is None:
