@@ -100,6 +100,10 @@ POOL_NAMES = ("pool", "thesis")
 
 
 # ------------------------------------------------------------------------------ source loading
+_DISK_CACHE_MAX_CHARS = 1 << 28
+"""Largest cached pre-processing result read back (characters); every shipped source takes a few MB."""
+
+
 def _disk_cache(name: str, stamp: Any, build: Any) -> Any:
     """``build()``'s JSON-able result, kept in ``<cache>/<name>.json.gz`` with ``stamp``; rebuilt when the
     stamp differs or the file is unreadable. Written to a temporary file and renamed."""
@@ -113,9 +117,11 @@ def _disk_cache(name: str, stamp: Any, build: Any) -> Any:
     stamp = json.loads(json.dumps(stamp))
     try:
         with gzip.open(path, "rt", encoding="utf-8") as handle:
-            payload = json.load(handle)
-        if isinstance(payload, dict) and payload.get("stamp") == stamp:
-            return payload["value"]
+            text = handle.read(_DISK_CACHE_MAX_CHARS + 1)  # bounded: a damaged or planted file is rebuilt
+        if len(text) <= _DISK_CACHE_MAX_CHARS:
+            payload = json.loads(text)
+            if isinstance(payload, dict) and payload.get("stamp") == stamp:
+                return payload["value"]
     except (OSError, ValueError, EOFError, KeyError):
         pass
     value = build()
