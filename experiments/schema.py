@@ -1127,6 +1127,8 @@ def _read_yaml(p: Path) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if "nesting depth" in problem:  # PyYAML >= 6.0.4 stops deep nesting in its scanner, before our bound
+            raise InputError(f"{p}: {where}lists and mappings nested more than {LIMITS.yaml_depth} deep") from None
         raise InputError(f"{p}: {where}not valid YAML ({_show_text(problem)})") from None
     except ValueError as exc:  # a constructor's refusal, e.g. an integer of more than 4,300 digits
         raise InputError(f"{p}: a value cannot be read ({_show_text(str(exc))})") from None
