@@ -34,6 +34,7 @@ something else (the sweeps' claims print both, :mod:`experiments.claims`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,7 @@ import numpy as np
 from corpora.dataset import TransactionDataset
 
 __all__ = ["PaperStatistics", "PAPER_STATISTICS", "ShapedStandIn", "SHAPED_STAND_INS", "shape_like", "fit_like",
-           "poisson_mean_for", "compare"]
+           "poisson_mean_for", "compare", "describe_stand_ins"]
 
 
 @dataclass(frozen=True)
@@ -164,3 +165,15 @@ def compare(dataset: TransactionDataset, like: str) -> str:
             f"avg length {lengths.mean():.2f}, {n / d:.1f} records per item; {paper.name} in Terrovitis2012 "
             f"Figure 6: {paper.records:,} records, {paper.items:,} items, max length {paper.max_length}, "
             f"avg length {paper.avg_length}, {paper.records / paper.items:.1f} records per item")
+
+
+def describe_stand_ins(names: Iterable[str]) -> list[str]:
+    """A :func:`compare` line for every stand-in among ``names`` (other names are skipped), in order."""
+    from corpora.registry import load_dataset
+
+    lines = []
+    for name in dict.fromkeys(n.strip().lower() for n in names):
+        entry = SHAPED_STAND_INS.get(name)
+        if entry is not None:
+            lines.append(compare(load_dataset(name), entry.like))
+    return lines

@@ -316,8 +316,13 @@ def _fmt(v: float) -> str:
 
 
 def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, runs: Sequence[Run],
-                             records: Mapping[str, Mapping[str, Any]]) -> tuple[list[Path], Path]:
-    """Draw every declared figure from ``results.csv`` and write ``report.md``; return their paths."""
+                             records: Mapping[str, Mapping[str, Any]],
+                             stand_ins: Sequence[str] = ()) -> tuple[list[Path], Path]:
+    """Draw every declared figure from ``results.csv`` and write ``report.md``; return their paths.
+
+    ``stand_ins`` (one line per stand-in dataset, its statistics beside the paper's) is listed
+    under the run counts.
+    """
     from experiments.runner import read_results
 
     df = read_results(csv_path)
@@ -330,6 +335,9 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
     failed = [r for r in finished if records[r.key]["status"] == "error"]
     lines += [f"- runs: {len(runs)} declared, {len(finished)} finished, {len(failed)} failed",
               "- table: `results.csv` (one row per run and metric)", ""]
+    if stand_ins:
+        lines += ["The stand-ins beside the papers' data (Terrovitis2012 Figure 6):", "",
+                  *(f"- {line}" for line in stand_ins), ""]
     figures: list[Path] = []
     for plot in spec.plots:
         points, averaged, datasets = aggregate(df, plot)

@@ -68,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{spec.name}: {result.runs_total} runs ({result.runs_cached} cached, {result.runs_executed} run, "
           f"{result.runs_failed} failed) in {result.seconds:.1f} s")
     print(f"table:   {result.csv_path}")
+    for line in result.stand_ins:
+        print(f"stand-in: {line}")
     if result.report_path:
         print(f"report:  {result.report_path} ({len(result.figures) // 2} figures)")
     if result.zip_path:

@@ -213,6 +213,8 @@ class SweepResult:
     figures: list[Path] = field(default_factory=list)
     report_path: Path | None = None
     zip_path: Path | None = None
+    stand_ins: list[str] = field(default_factory=list)
+    """Each stand-in dataset's statistics beside its paper's (:func:`corpora.shaped.compare`)."""
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
 
@@ -417,9 +419,13 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
                          if k in records and records[k]["status"] == "error" and
                          not any(e.startswith(f"run {k}:") for e in progress.errors))
     if plots:
+        from corpora.shaped import describe_stand_ins
         from experiments.plots import write_figures_and_report
 
-        result.figures, result.report_path = write_figures_and_report(spec, csv_path, directory, runs, records)
+        result.stand_ins = describe_stand_ins(r.config["dataset"]["names"][0] for r in selected
+                                              if r.config["dataset"].get("names"))
+        result.figures, result.report_path = write_figures_and_report(spec, csv_path, directory, runs, records,
+                                                                      stand_ins=result.stand_ins)
     if spec.zip_results:
         result.zip_path = _write_zip(directory)
     return result

@@ -73,3 +73,26 @@ def test_registry_lists_the_fitted_stand_ins():
     kinds = {i.name: i for i in list_datasets()}
     assert kinds["pos-fitted"].kind == "stand-in" and kinds["pos-fitted"].records == 515_597
     assert "fitted" in kinds["pos-fitted"].description
+
+
+def test_stand_ins_are_described_beside_the_papers_statistics():
+    from corpora.shaped import describe_stand_ins
+
+    lines = describe_stand_ins(["kosarak10k", "WV1-shaped", "wv1-shaped", "terrovitis2012-fig2"])
+    assert len(lines) == 1 and lines[0].startswith("wv1-shaped: 12,635 records, 497 items")
+    assert "BMS-WebView-1 (WV1) in Terrovitis2012 Figure 6: 59,602 records" in lines[0]
+
+
+def test_a_sweep_prints_its_stand_ins_and_reports_them(tmp_path, capsys):
+    import yaml
+
+    from corpora.errors import run_cli
+    from experiments.run import main
+
+    spec = {"name": "s", "datasets": [{"name": "wv1-shaped", "records": 300}], "grid": {"k": 2, "m": 2,
+            "max_cluster_size": 4}, "metrics": ["clusters"], "plots": []}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    assert run_cli(main, [str(path), "--results", str(tmp_path / "r")]) == 0
+    assert "stand-in: wv1-shaped: 12,635 records" in capsys.readouterr().out
+    assert "- wv1-shaped: 12,635 records" in (tmp_path / "r" / "s" / "report.md").read_text()
