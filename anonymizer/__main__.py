@@ -11,30 +11,22 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
-from corpora.errors import InputError, run_cli
+from corpora.errors import ArgumentParser, run_cli
 
 SUBCOMMANDS = ("verify", "reconstruct", "utility")
 COMMANDS = ("anonymize", *SUBCOMMANDS)
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one :class:`InputError` line, not SystemExit."""
-
-    def error(self, message: str) -> NoReturn:
-        raise InputError(f"{self.prog}: {message}")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``python -m anonymizer`` and its four commands."""
     from anonymizer import cli, cli_tools
 
-    top = _Parser(prog="python -m anonymizer",
-                  description="Anonymize set-valued data by disassociation (Terrovitis2012) or a baseline, and "
-                              "check, sample or score the release. Without a command, 'anonymize' is meant: "
-                              "python -m anonymizer INPUT -k 3 -m 2 -o release.json.")
-    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
+    top = ArgumentParser(prog="python -m anonymizer",
+                         description="Anonymize set-valued data by disassociation (Terrovitis2012) or a baseline, and "
+                                     "check, sample or score the release. Without a command, 'anonymize' is meant: "
+                                     "python -m anonymizer INPUT -k 3 -m 2 -o release.json.")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=ArgumentParser)
     commands = (
         ("anonymize", "disassociate a dataset (default), or generalize it (apriori) or add noise (diffpart)",
          "Disassociate a transaction dataset into a k^m-anonymous release (Terrovitis2012), or run a baseline: "

@@ -10,9 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import NoReturn
 
-from corpora.errors import InputError, run_cli
+from corpora.errors import ArgumentParser, run_cli
 
 COMMANDS = {
     "cover": ("attacks.cover_cli",
@@ -28,19 +27,12 @@ COMMANDS = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one :class:`InputError` line, not SystemExit."""
-
-    def error(self, message: str) -> NoReturn:
-        raise InputError(f"{self.prog}: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser: a command and the arguments its own parser reads."""
-    top = _Parser(prog="python -m attacks",
-                  description="Attacks on a disassociated release (format disassociated/1), a pre-publication "
-                              "audit, and word-pair scoring. Each command has its own --help.")
-    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
+    top = ArgumentParser(prog="python -m attacks",
+                         description="Attacks on a disassociated release (format disassociated/1), a pre-publication "
+                                     "audit, and word-pair scoring. Each command has its own --help.")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=ArgumentParser)
     for name, (_module, text) in COMMANDS.items():
         parser = sub.add_parser(name, help=text, add_help=False, prefix_chars="\0")
         parser.add_argument("arguments", nargs=argparse.REMAINDER, help="the command's own arguments")

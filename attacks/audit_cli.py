@@ -10,21 +10,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from anonymizer.seeds import seed_argument
 from attacks.auditing import DEFAULT_MAX_PEM, audit
 from corpora.cli_options import add_reading_options, reading_options
-from corpora.errors import InputError
+from corpora.errors import ArgumentParser
 from corpora.files import check_output_paths, write_text_atomic
 from corpora.formats import FORMATS
 
 __all__ = ["main", "build_parser"]
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise InputError(f"attacks audit: {message}")
 
 
 def _share(text: str) -> float:
@@ -38,7 +32,8 @@ def _share(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = ArgumentParser(
+        error_prefix="attacks audit",
         prog="python -m attacks audit",
         description="Audit a release before publishing it: Guarantee 1 (the independent verifier), cover problems "
                     "and PEM (Awad2019), the breaches of Barakat2016's strong, moderate and weak attackers, a quick "

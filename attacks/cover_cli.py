@@ -11,23 +11,19 @@ from anonymizer.seeds import seed_argument
 from attacks.cover import CoverReport, run_cover_attack
 from attacks.knowledge import ATTACKERS, load_knowledge, make_knowledge, save_knowledge
 from corpora.cli_options import add_reading_options, reading_options
-from corpora.errors import InputError
+from corpora.errors import ArgumentParser, InputError
 from corpora.files import check_output_paths
 from corpora.formats import FORMATS
 
 __all__ = ["main", "format_report"]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError(f"attacks cover: {message}")
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m attacks cover",
-                description="Detect cover problems and count the records an attacker's knowledge breaches "
-                            "(Barakat2016 Algorithm 1, Awad2019 PEM). Reads only the release and the knowledge; "
-                            "--truth/--original only give the simulated attacker real records to know.")
+    p = ArgumentParser(error_prefix="attacks cover", prog="python -m attacks cover",
+                       description="Detect cover problems and count the records an attacker's knowledge breaches "
+                                   "(Barakat2016 Algorithm 1, Awad2019 PEM). Reads only the release and the "
+                                   "knowledge; --truth/--original only give the simulated attacker real records to "
+                                   "know.")
     p.add_argument("release", help="release file (disassociated/1 JSON)")
     p.add_argument("--attacker", choices=ATTACKERS, default="strong", help="simulated attacker (default strong)")
     p.add_argument("--knowledge", metavar="FILE",

@@ -19,19 +19,15 @@ from collections.abc import Sequence
 from attacks import ngd as ngd_mod
 from attacks.relatedness import BENCHMARKS, benchmark_pairs, read_pairs, score_pairs
 from attacks.scorers import DEFAULT_SCORER, SCORER_SPECS, embeddings_format, make_scorer
-from corpora.errors import InputError
+from corpora.errors import ArgumentParser, InputError
 
 __all__ = ["main", "build_parser"]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise InputError(f"attacks score: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m attacks score",
-                description="Score word pairs with a relatedness scorer; correlate with human scores when given.")
+    p = ArgumentParser(error_prefix="attacks score", prog="python -m attacks score",
+                       description="Score word pairs with a relatedness scorer; correlate with human scores when "
+                                   "given.")
     p.add_argument("pairs", help=f"tab-separated word, word[, human score] file, or one of {', '.join(BENCHMARKS)}")
     p.add_argument("--scorer", default=DEFAULT_SCORER,
                    help=f"{' | '.join(SCORER_SPECS)} (default {DEFAULT_SCORER}: GloVe with WordNet)")

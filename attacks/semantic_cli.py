@@ -30,19 +30,15 @@ from attacks.scorers import (
 )
 from attacks.selectors import SELECTORS
 from attacks.semantic import CHUNK_PARTS, DEFAULT_VPA_LIMIT, run_semantic_attack
-from corpora.errors import InputError
+from corpora.errors import ArgumentParser, InputError
 from corpora.files import atomic_open, check_output_paths
 
 __all__ = ["main", "build_parser"]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit status 2 through run_cli
-        raise InputError(f"attacks semantic: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = ArgumentParser(
+        error_prefix="attacks semantic",
         prog="python -m attacks semantic",
         description="Semantic attack on a disassociated release (AlShuhail2021 ch. 4).",
     )

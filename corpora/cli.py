@@ -20,24 +20,16 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from corpora.cli_options import add_reading_options, reading_options
-from corpora.errors import InputError
+from corpora.errors import ArgumentParser, InputError
 from corpora.files import check_output_paths
 from corpora.formats import FORMATS, write_dataset
 from corpora.registry import list_datasets, load_dataset
 from corpora.shaped import SHAPED_STAND_INS, compare
 
 __all__ = ["main", "run", "build_parser", "COMMANDS"]
-
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser that reports mistakes as one-line InputErrors instead of exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise InputError(f"{self.prog}: {message}")
 
 
 def _add_source_options(parser: argparse.ArgumentParser) -> None:
@@ -151,9 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     from corpora import text_cli
 
     formatter = argparse.RawDescriptionHelpFormatter
-    parser = _Parser(prog="python -m corpora", formatter_class=formatter, epilog=_EPILOG,
-                     description="Transaction data for the workbench: named datasets, statistics, format conversion "
-                                 "and text corpora.")
+    parser = ArgumentParser(prog="python -m corpora", formatter_class=formatter, epilog=_EPILOG,
+                            description="Transaction data for the workbench: named datasets, statistics, format "
+                                        "conversion and text corpora.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     sub.required = True
     defaults = argparse.ArgumentDefaultsHelpFormatter

@@ -9,18 +9,33 @@ way out (:func:`corpora.files.atomic_open`); running out of memory is one line t
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NoReturn
 
-__all__ = ["InputError", "Terminated", "run_cli", "memory_message"]
+__all__ = ["InputError", "ArgumentParser", "Terminated", "run_cli", "memory_message"]
 
 
 class InputError(ValueError):
     """Bad input from the user: the message is one line naming what is wrong and where."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser whose mistakes are one :class:`InputError` line (exit status 2 through
+    :func:`run_cli`), never SystemExit: ``error_prefix: message``, ``prog`` when no prefix is given.
+    Every command line of the workbench (and its subparsers) uses it."""
+
+    def __init__(self, *args: Any, error_prefix: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.error_prefix = error_prefix
+
+    def error(self, message: str) -> NoReturn:
+        raise InputError(f"{self.error_prefix or self.prog}: {message}")
 
 
 class Terminated(BaseException):

@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from corpora.errors import InputError
+from corpora.errors import ArgumentParser, InputError
 
 __all__ = ["main", "run", "add_arguments", "describe_choice", "DESCRIPTION", "PARTS"]
 
@@ -27,11 +27,6 @@ PIPELINES = ("term-dropping", "thesis")
 
 DESCRIPTION = ("Build transactions from a named text source (AlShuhail2021 section 5.1): pre-processing, a seeded "
                "attacked/reference split, NMF topics, TF-IDF top-N terms and a target type-token density.")
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise InputError(f"build-text: {message}")
 
 
 def _topic_list(text: str) -> list[int]:
@@ -68,7 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m corpora build-text", description=DESCRIPTION)
+    p = ArgumentParser(error_prefix="build-text", prog="python -m corpora build-text", description=DESCRIPTION)
     add_arguments(p)
     return p
 

@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from corpora.errors import InputError, run_cli
+from corpora.errors import ArgumentParser, InputError, run_cli
 from experiments.grid import RUN_PARAMS, parse_only
 from experiments.runner import run_sweep
 from experiments.schema import LIMITS, load_sweep
@@ -21,13 +21,9 @@ from experiments.schema import LIMITS, load_sweep
 __all__ = ["build_parser", "main"]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line through run_cli, not argparse's usage dump
-        raise InputError(f"experiments.run: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m experiments.run", description="Run a sweep of disassociation experiments.")
+    p = ArgumentParser(error_prefix="experiments.run", prog="python -m experiments.run",
+                       description="Run a sweep of disassociation experiments.")
     p.add_argument("sweep", help="the sweep file (YAML)")
     p.add_argument("--jobs", "-j", type=int, default=None, help="local worker processes (default: the file's jobs, 1)")
     p.add_argument("--dry-run", action="store_true", help="list the runs and whether they are cached; run nothing")
