@@ -32,7 +32,7 @@ from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
 __all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "DisassociationTimings", "default_max_cluster_size", "disassociate",
-           "build_release", "validate_parameters"]
+           "build_release", "check_split_depth", "validate_parameters"]
 
 _HASH_SEED = 0x5EED_D15A
 """Seed of the fixed table of 64-bit term hashes that gives sub-records their content order."""
@@ -131,6 +131,7 @@ def disassociate(
     *,
     safe: bool = False,
     safe_targets: str = "linkable",
+    split_depth: int = 0,
 ) -> tuple[Release, Truth]:
     """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
 
@@ -154,6 +155,11 @@ def disassociate(
     (:func:`anonymizer.safe.safe_disassociate` with the same seed and ``targets=safe_targets``),
     as ``python -m anonymizer --safe`` does.
 
+    ``split_depth > 0`` first cuts the dataset by that many levels of HORPART's first splits and
+    disassociates each part on its own (:mod:`anonymizer.parts`, where what stays the same as the
+    unsplit run is stated): the way to run tens of millions of records in bounded memory, and
+    what ``--executor dask`` distributes. The release's params then carry ``split_depth``.
+
     >>> from corpora import load_dataset
     >>> release, truth = disassociate(load_dataset("terrovitis2012-fig2"), k=2, m=2, seed=7)
     >>> release
@@ -173,6 +179,10 @@ def disassociate(
         raise InputError(f"record {int(empty[0])} is empty ({len(empty)} empty record(s)): disassociation needs "
                          "non-empty records (Terrovitis2012 section 5: a valid dataset has no empty record)")
     k, m, max_cluster_size = int(k), int(m), int(max_cluster_size)
+    check_split_depth(split_depth)
+    if split_depth:
+        return _disassociate_split(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed, timings, safe,
+                                   safe_targets, int(split_depth))
     with _no_gc():
         release, truth = _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
                                        timings if timings is not None else DisassociationTimings())
@@ -217,6 +227,37 @@ def _disassociate(
     t4 = time.perf_counter()
     timings.horpart, timings.verpart, timings.refine, timings.build = t1 - t0, t2 - t1, t3 - t2, t4 - t3
     return release, truth
+
+
+def check_split_depth(split_depth: object) -> None:
+    """Raise :class:`InputError` unless ``split_depth`` is an integer from 0 to ``MAX_SPLIT_DEPTH``."""
+    from anonymizer.parts import MAX_SPLIT_DEPTH
+
+    if not _is_int(split_depth) or not 0 <= int(split_depth) <= MAX_SPLIT_DEPTH:  # type: ignore[arg-type]
+        raise InputError(f"split depth must be an integer from 0 to {MAX_SPLIT_DEPTH}, got {split_depth!r}")
+
+
+def _disassociate_split(
+    dataset: TransactionDataset, k: int, m: int, max_cluster_size: int, horpart: str, verpart: str, refine: bool,
+    seed: int, timings: DisassociationTimings | None, safe: bool, safe_targets: str, split_depth: int,
+) -> tuple[Release, Truth]:
+    """:func:`disassociate` with ``split_depth > 0``: the parts one after the other, merged in memory."""
+    from anonymizer.parts import Settings, run_parts, split_params, split_parts
+    from anonymizer.release_writer import merge_parts
+
+    settings = Settings(k, m, max_cluster_size, horpart, verpart, bool(refine), bool(safe), safe_targets)
+    t0 = time.perf_counter()
+    parts = split_parts(dataset, split_depth, k, max_cluster_size)
+    split_seconds = time.perf_counter() - t0
+    results = list(run_parts(dataset, parts, settings, seed))
+    if timings is not None:
+        for step in ("horpart", "verpart", "refine", "build"):
+            setattr(timings, step, sum(r.seconds[step] for r in results))
+        timings.extra["split"] = split_seconds
+        timings.records_suppressed = sum(r.records_suppressed for r in results)
+        timings.records_moved = sum(r.records_moved for r in results)
+    return merge_parts(((r.release, r.truth, r.records) for r in results), split_params(settings, split_depth),
+                       seed, seed if safe else None)
 
 
 _horpart = horpart  # the parameter named ``horpart`` shadows the function inside disassociate()

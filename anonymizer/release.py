@@ -28,7 +28,7 @@ from typing import Any
 
 from anonymizer.seeds import check_seed
 from corpora.errors import InputError
-from corpora.files import parse_json, read_text_bounded, write_json_atomic
+from corpora.files import parse_json, read_text_bounded
 
 __all__ = [
     "RELEASE_FORMAT",
@@ -457,10 +457,14 @@ def load_truth(path: str | os.PathLike[str]) -> Truth:
 
 
 def save_release(release: Release, path: str | os.PathLike[str]) -> None:
-    """Write a release file atomically."""
-    write_json_atomic(path, release.to_dict())
+    """Write a release file atomically (:mod:`anonymizer.release_writer`)."""
+    from anonymizer.release_writer import write_release
+
+    write_release(release, path)
 
 
 def save_truth(truth: Truth, path: str | os.PathLike[str]) -> None:
-    """Write a truth file atomically."""
-    write_json_atomic(path, truth.to_dict())
+    """Write a truth file atomically (:mod:`anonymizer.release_writer`; never publish it)."""
+    from anonymizer.release_writer import write_truth
+
+    write_truth(truth, path)

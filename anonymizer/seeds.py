@@ -12,7 +12,10 @@ stated seeds) and must be kept secret and not reused.
 One seed feeds independent streams (numpy ``SeedSequence`` spawn keys), so the draws of one step
 say nothing about the draws of another: ``"publish"`` (the sub-record shuffle of
 :mod:`anonymizer.disassociate`; spawn key ``()``, i.e. ``PCG64(seed)``) and ``"safe"`` (safe
-disassociation, :mod:`anonymizer.safe`; spawn key ``(1,)``).
+disassociation, :mod:`anonymizer.safe`; spawn key ``(1,)``). A run split into parts
+(:mod:`anonymizer.parts`) gives part ``i`` its own seed, :func:`part_seed`, drawn from spawn key
+``(2, i)``: the parts' draws are independent of one another and of the unsplit run's, and the
+owner's one seed still replays them all.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 
 from corpora.errors import InputError
 
-__all__ = ["SEED_BITS", "STREAMS", "new_seed", "check_seed", "resolve_seed", "generator", "seed_argument"]
+__all__ = ["SEED_BITS", "STREAMS", "new_seed", "check_seed", "resolve_seed", "generator", "part_seed", "seed_argument"]
 
 SEED_BITS = 128
 """Seeds are integers in ``0 .. 2**SEED_BITS - 1``; :func:`new_seed` draws all of the bits."""
@@ -58,6 +61,19 @@ def generator(seed: int, purpose: str) -> np.random.Generator:
     """The PCG64 generator of ``purpose`` (a key of :data:`STREAMS`) under ``seed``."""
     sequence = np.random.SeedSequence(check_seed(seed), spawn_key=STREAMS[purpose])
     return np.random.Generator(np.random.PCG64(sequence))
+
+
+def part_seed(seed: int, index: int) -> int:
+    """The secret seed of part ``index`` of a split run (:mod:`anonymizer.parts`), derived from ``seed``.
+
+    128 bits of ``SeedSequence(seed, spawn_key=(2, index))``: the same for every executor, so a
+    run on Dask and a run in one process give the same bytes; never written anywhere, since the
+    owner's seed in the truth file gives it back.
+    """
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or index < 0:
+        raise ValueError(f"part index must be an integer >= 0, got {index!r}")
+    words = np.random.SeedSequence(check_seed(seed), spawn_key=(2, int(index))).generate_state(4, dtype=np.uint32)
+    return sum(int(w) << (32 * i) for i, w in enumerate(words.tolist()))
 
 
 def seed_argument(text: str) -> int:

@@ -1,0 +1,233 @@
+"""Splitting a run into parts by HORPART's first splits, and disassociating part by part.
+
+A dataset too large to disassociate in one piece (tens of millions of records), or one to spread
+over a cluster of machines (:mod:`anonymizer.distributed`), is cut the way HORPART itself cuts it
+first (Terrovitis2012 section 4, Algorithm HORPART: "the most frequent term a ... splits D into
+D1, the records that contain a, and D2, the rest; this procedure is recursively applied to the
+new datasets"). The first ``split_depth`` levels of that recursion are computed over the whole
+dataset (:func:`split_parts`); each resulting *part* is then disassociated on its own: HORPART
+goes on inside it, then the join step, VERPART, REFINE and the release builder, exactly as for a
+whole dataset (:func:`disassociate_part`). The parts' releases are concatenated, clusters and
+joint clusters renumbered in part order (:mod:`anonymizer.release_writer`).
+
+What is the same as the unsplit run, and what is not (tested in ``tests/test_parts.py``):
+
+* **HORPART's clusters are the same** for ``original``, ``abandon`` and ``suppression``: a part is
+  a node of the unsplit run's split tree, and HORPART's recursion below a node depends only on the
+  node's records (the split terms of the path are held by every record of D1, so inside the part
+  they are chosen first and split nothing, which is what ``ignore`` does in the unsplit run). For
+  ``adding`` and ``remaining`` (AlShuhail2021 3.3.1), whose small groups move to a group waiting
+  elsewhere in the tree, the moves stay inside a part.
+* **Everything after HORPART stays inside a part**: the join step (a cluster smaller than k joins
+  the cluster made just before it in its part), REFINE (joint clusters never span two parts) and
+  the publishing shuffle (each part draws from its own seed, :func:`anonymizer.seeds.part_seed`).
+  So a split run is *a* disassociation with every guarantee of one (each part is one; the parts
+  hold disjoint records), but not byte for byte the unsplit run. Runs with the same split depth
+  give the same bytes whatever the executor: that is the contract of ``--executor dask``.
+
+Choices (the paper has no split depth):
+
+* **Split rule at the top** (:func:`choose_split`). A node of n records is split when n exceeds the
+  maximum cluster size, by the most frequent term among those some but not all of its records hold
+  (ties: the alphabetically first, HORPART's tie rule), and only when both halves keep at least k
+  records. A node not split here is a part: if HORPART would split it with a smaller half, it does
+  so inside the part, the same way. Every part therefore holds at least k records, as
+  disassociation requires.
+* **Order**: parts are numbered depth first, D1 before D2, HORPART's own order; so the split run's
+  clusters come out in the unsplit run's order.
+* **Depth 0** is the unsplit run itself (one part, the owner's seed unchanged).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from corpora.dataset import TransactionDataset
+
+__all__ = ["MAX_SPLIT_DEPTH", "Part", "Settings", "PartResult", "choose_split", "split_parts", "part_dataset",
+           "disassociate_part", "run_parts", "split_params"]
+
+MAX_SPLIT_DEPTH = 16
+"""The deepest split accepted (at most 65,536 parts)."""
+
+_BLOCK_RECORDS = 1 << 20
+"""Records gathered at a time when counting a node's term supports (bounds the temporary arrays)."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a split run: ``records`` (ids in the whole dataset, ascending) and its ``path``,
+    the split terms from the root with whether the part's records hold each one."""
+
+    index: int
+    records: np.ndarray
+    path: tuple[tuple[str, bool], ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def describe(self) -> str:
+        """The path as text, e.g. ``+milk -bread`` (``(root)`` for an unsplit run)."""
+        return " ".join(("+" if held else "-") + term for term, held in self.path) or "(root)"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The disassociation parameters every part is run with (picklable, for Dask workers)."""
+
+    k: int
+    m: int
+    max_cluster_size: int
+    horpart: str = "original"
+    verpart: str = "strict"
+    refine: bool = True
+    safe: bool = False
+    safe_targets: str = "linkable"
+
+
+@dataclass
+class PartResult:
+    """A disassociated part: its release, truth (ids local to the part), the part's record ids in
+    the whole dataset, and the seconds and record counts of its steps."""
+
+    index: int
+    release: object
+    truth: object
+    records: np.ndarray
+    seconds: dict[str, float] = field(default_factory=dict)
+    records_suppressed: int = 0
+    records_moved: int = 0
+
+
+def choose_split(n_records: int, supports: np.ndarray, k: int, max_cluster_size: int) -> int | None:
+    """The position of the split term in ``supports`` (term supports in the node, terms in sorted
+    order), or ``None`` when the node stays one part (see the module doc for the rule)."""
+    if n_records <= max_cluster_size or len(supports) == 0:
+        return None
+    candidates = np.where(supports < n_records, supports, 0)
+    best = int(np.argmax(candidates))  # argmax returns the first maximum: the alphabetically first term
+    held = int(candidates[best])
+    if held < k or n_records - held < k:
+        return None
+    return best
+
+
+def _holders(dataset: TransactionDataset, term: int) -> np.ndarray:
+    """Boolean mask over all records: which hold ``term`` (one vectorized pass over the entries)."""
+    indptr = np.asarray(dataset.indptr)
+    hits = np.flatnonzero(np.asarray(dataset.indices) == term)
+    mask = np.zeros(len(indptr) - 1, dtype=bool)
+    mask[np.searchsorted(indptr, hits, side="right") - 1] = True
+    return mask
+
+
+def _entries(dataset: TransactionDataset, records: np.ndarray) -> np.ndarray:
+    """The term ids of ``records``, concatenated in order."""
+    indptr = np.asarray(dataset.indptr, dtype=np.int64)
+    starts = indptr[records]
+    lens = indptr[records + 1] - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lens)
+    offsets = np.repeat(starts - (ends - lens), lens) + np.arange(total, dtype=np.int64)
+    return np.asarray(dataset.indices)[offsets]
+
+
+def _supports(dataset: TransactionDataset, records: np.ndarray) -> np.ndarray:
+    """Term supports over ``records`` (dense, over the dataset's vocabulary), gathered in blocks."""
+    n_terms = len(dataset.vocabulary)
+    if len(records) == len(dataset):
+        return np.bincount(np.asarray(dataset.indices), minlength=n_terms)
+    out = np.zeros(n_terms, dtype=np.int64)
+    for start in range(0, len(records), _BLOCK_RECORDS):
+        out += np.bincount(_entries(dataset, records[start : start + _BLOCK_RECORDS]), minlength=n_terms)
+    return out
+
+
+def split_parts(dataset: TransactionDataset, split_depth: int, k: int, max_cluster_size: int) -> list[Part]:
+    """The parts of ``dataset`` after ``split_depth`` levels of HORPART's first splits (module doc)."""
+    frontier: list[tuple[np.ndarray, tuple[tuple[str, bool], ...], bool]] = [
+        (np.arange(len(dataset), dtype=np.int64), (), False)]
+    for _ in range(split_depth):
+        nxt: list[tuple[np.ndarray, tuple[tuple[str, bool], ...], bool]] = []
+        for records, path, final in frontier:
+            best = None if final else choose_split(len(records), _supports(dataset, records), k, max_cluster_size)
+            if best is None:
+                nxt.append((records, path, True))
+                continue
+            held = _holders(dataset, best)[records]
+            term = dataset.vocabulary[best]
+            nxt.append((records[held], (*path, (term, True)), False))
+            nxt.append((records[~held], (*path, (term, False)), False))
+        frontier = nxt
+    return [Part(i, records, path) for i, (records, path, _) in enumerate(frontier)]
+
+
+def part_dataset(dataset: TransactionDataset, records: np.ndarray, name: str = "") -> TransactionDataset:
+    """The records ``records`` of ``dataset``, in that order, over the sorted vocabulary of the terms
+    they hold (what reading those records alone from a file would give)."""
+    records = np.asarray(records, dtype=np.int64)
+    indptr = np.asarray(dataset.indptr, dtype=np.int64)
+    lens = indptr[records + 1] - indptr[records]
+    entries = _entries(dataset, records)
+    present = np.flatnonzero(np.bincount(entries, minlength=len(dataset.vocabulary)))
+    new_id = np.zeros(max(len(dataset.vocabulary), 1), dtype=np.int32)
+    new_id[present] = np.arange(len(present), dtype=np.int32)
+    vocabulary = tuple(dataset.vocabulary[t] for t in present.tolist())
+    new_ptr = np.zeros(len(records) + 1, dtype=np.int64)
+    np.cumsum(lens, out=new_ptr[1:])
+    return TransactionDataset(vocabulary, new_ptr, new_id[entries], name=name or dataset.name,
+                              metadata=dict(dataset.metadata))
+
+
+def split_params(settings: Settings, split_depth: int) -> dict[str, object]:
+    """The published parameters of a run (``split_depth`` only when the run was split)."""
+    params: dict[str, object] = {"k": settings.k, "m": settings.m, "max_cluster_size": settings.max_cluster_size,
+                                 "horpart": settings.horpart, "verpart": settings.verpart,
+                                 "refine": bool(settings.refine), "safe": bool(settings.safe)}
+    if split_depth:
+        params["split_depth"] = int(split_depth)
+    return params
+
+
+def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarray, settings: Settings,
+                      seed: int, split: bool = True) -> PartResult:
+    """Disassociate one part (``dataset`` holds only its records) with its own seed.
+
+    ``seed`` is the owner's seed; part ``index`` draws from :func:`anonymizer.seeds.part_seed`
+    unless ``split`` is False (the unsplit run, which uses the owner's seed as is).
+    """
+    from anonymizer.disassociate import DisassociationTimings, disassociate
+    from anonymizer.seeds import part_seed
+
+    timings = DisassociationTimings()
+    start = time.perf_counter()
+    release, truth = disassociate(dataset, settings.k, settings.m, settings.max_cluster_size,
+                                  horpart=settings.horpart, verpart=settings.verpart, refine=settings.refine,
+                                  seed=part_seed(seed, index) if split else seed, timings=timings,
+                                  safe=settings.safe, safe_targets=settings.safe_targets)
+    seconds = {"horpart": timings.horpart, "verpart": timings.verpart, "refine": timings.refine,
+               "build": timings.build}
+    seconds["safe"] = max(0.0, time.perf_counter() - start - timings.total) if settings.safe else 0.0
+    return PartResult(index, release, truth, np.asarray(records, dtype=np.int64), seconds,
+                      timings.records_suppressed, timings.records_moved)
+
+
+def run_parts(dataset: TransactionDataset, parts: Sequence[Part], settings: Settings, seed: int,
+              progress: bool | None = None) -> Iterator[PartResult]:
+    """Disassociate the parts one after the other in this process, yielding each as it is done
+    (only one part's release is alive at a time when the caller writes and drops it)."""
+    from tqdm import tqdm
+
+    split = len(parts) > 1 or bool(parts and parts[0].path)
+    with tqdm(total=sum(len(p) for p in parts), desc="disassociating parts", unit="rec", leave=False,
+              disable=None if progress is None else not progress) as bar:
+        for part in parts:
+            sub = part_dataset(dataset, part.records) if split else dataset
+            yield disassociate_part(sub, part.index, part.records, settings, seed, split=split)
+            bar.update(len(part))

@@ -1,0 +1,249 @@
+"""Writing releases and truth files fast, whole or part by part (the ``disassociated/1`` and
+``disassociated-truth/1`` JSON of the project's design).
+
+The files are JSON as before; what changed is how they are made. orjson serializes the
+:class:`~anonymizer.release.Cluster`, :class:`~anonymizer.release.JointCluster` and truth
+dataclasses directly (their fields are the format's keys, in the format's order), so no
+intermediate dict or list is built per cluster, chunk or sub-record: on 1M records (k=5, m=2,
+maximum cluster size 30) writing the release and truth took 18 s through ``to_dict`` and
+``json.dumps`` and takes about 1.5 s this way.
+
+:class:`ReleaseWriter` streams: a run split into parts (:mod:`anonymizer.parts`, the Dask
+executor of :mod:`anonymizer.distributed`) adds each part's release and truth as soon as it is
+done, and only that part is held in memory. Each part's clusters ``P1..`` and joint clusters
+``J1..`` are renumbered to follow the parts before it, and its truth's record ids (positions in
+the part) become positions in the whole input. Clusters go straight to the release file; joint
+clusters, which the format lists after all clusters, wait in an unnamed temporary file and are
+copied in at the end. Both files are written to temporary names and renamed only when both are
+complete (:func:`corpora.files.atomic_open`): a failed or interrupted run leaves neither.
+
+128-bit seeds do not fit orjson's 64-bit integers; the truth's header is written by hand.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import numpy as np
+import orjson
+
+from anonymizer.release import (
+    RELEASE_FORMAT,
+    TRUTH_FORMAT,
+    Cluster,
+    ClusterTruth,
+    JointCluster,
+    JointClusterTruth,
+    Release,
+    Truth,
+)
+from corpora.files import atomic_open
+
+__all__ = ["ReleaseWriter", "renumbered", "merge_parts", "write_release", "write_truth",
+           "write_release_and_truth"]
+
+_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
+
+
+def _dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj, option=_OPTIONS)
+
+
+def _items(objs: Sequence[Any]) -> bytes:
+    """The JSON array of ``objs`` without its brackets (b"" for none)."""
+    return _dumps(objs)[1:-1] if objs else b""
+
+
+def _remap_lists(lists: Sequence[Sequence[int]], records: np.ndarray) -> list[list[int]]:
+    """Every id ``r >= 0`` of ``lists`` replaced by ``records[r]`` (ghosts, -1, stay -1), in one pass."""
+    sizes = list(map(len, lists))
+    flat = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=sum(sizes))
+    mapped = np.where(flat >= 0, records[np.maximum(flat, 0)], flat).tolist() if len(flat) else []
+    ends = list(itertools.accumulate(sizes))
+    return [mapped[e - s : e] for s, e in zip(sizes, ends, strict=True)]
+
+
+def renumbered(
+    release: Release, truth: Truth | None, first_cluster: int, first_joint: int, records: np.ndarray | None = None,
+) -> tuple[list[Cluster], list[JointCluster], list[ClusterTruth], list[JointClusterTruth]]:
+    """``release``'s clusters as ``P{first_cluster + 1}..`` and joint clusters as ``J{first_joint + 1}..``
+    (children follow), with the truth's record ids mapped through ``records`` (``records[i]`` is
+    the id in the whole input of the part's record ``i``; ``None`` keeps them).
+
+    Copies only the small objects around the chunks: sub-records are shared, not copied.
+    """
+    names: dict[str, str] = {}
+    for i, c in enumerate(release.clusters):
+        names[c.id] = f"P{first_cluster + i + 1}"
+    for j, jc in enumerate(release.joint_clusters):
+        names[jc.id] = f"J{first_joint + j + 1}"
+    clusters = [Cluster(names[c.id], c.size, c.record_chunks, c.term_chunk) for c in release.clusters]
+    joints = [JointCluster(names[j.id], [names[ch] for ch in j.children], j.shared_chunks)
+              for j in release.joint_clusters]
+    if truth is None:
+        return clusters, joints, [], []
+    truths: list[ClusterTruth] = []
+    joint_truths: list[JointClusterTruth] = []
+    if records is None:
+        truths = [ClusterTruth(names[t.id], t.records, t.record_chunks, t.term_chunk) for t in truth.clusters]
+        joint_truths = [JointClusterTruth(names[t.id], t.shared_chunks) for t in truth.joint_clusters]
+        return clusters, joints, truths, joint_truths
+    records = np.asarray(records, dtype=np.int64)
+    lists: list[Sequence[int]] = []
+    for t in truth.clusters:
+        lists.append(t.records)
+        lists.extend(t.record_chunks)
+        lists.extend(t.term_chunk.values())
+    for jt in truth.joint_clusters:
+        lists.extend(jt.shared_chunks)
+    mapped = iter(_remap_lists(lists, records))
+    for t in truth.clusters:
+        recs = next(mapped)
+        chunks = [next(mapped) for _ in t.record_chunks]
+        terms = {term: next(mapped) for term in t.term_chunk}
+        truths.append(ClusterTruth(names[t.id], recs, chunks, terms))
+    for jt in truth.joint_clusters:
+        joint_truths.append(JointClusterTruth(names[jt.id], [next(mapped) for _ in jt.shared_chunks]))
+    return clusters, joints, truths, joint_truths
+
+
+def merge_parts(parts: Iterable[tuple[Release, Truth, np.ndarray]], params: Mapping[str, Any], seed: int | None,
+                safe_seed: int | None = None) -> tuple[Release, Truth]:
+    """One release and truth in memory from the parts' (release, truth, record ids), in part order,
+    numbered as :class:`ReleaseWriter` numbers them (the same bytes once written)."""
+    clusters: list[Cluster] = []
+    joints: list[JointCluster] = []
+    truths: list[ClusterTruth] = []
+    joint_truths: list[JointClusterTruth] = []
+    for release, truth, records in parts:
+        c, j, t, jt = renumbered(release, truth, len(clusters), len(joints), records)
+        clusters += c
+        joints += j
+        truths += t
+        joint_truths += jt
+    return Release(dict(params), clusters, joints), Truth(truths, joint_truths, seed=seed, safe_seed=safe_seed)
+
+
+class ReleaseWriter:
+    """Write one release (and optionally its truth) from parts added in order; see the module doc.
+
+    >>> with ReleaseWriter("release.json", "truth.json", params, seed=seed) as out:  # doctest: +SKIP
+    ...     for release, truth, records in parts:
+    ...         out.add(release, truth, records)
+
+    Nothing appears under either name unless the ``with`` block ends normally.
+    """
+
+    def __init__(self, release_path: str | Path, truth_path: str | Path | None, params: Mapping[str, Any],
+                 seed: int | None = None, safe_seed: int | None = None) -> None:
+        if "seed" in params:
+            raise ValueError("params must not hold the seed: the release is published, the seed is secret")
+        self.release_path, self.truth_path = release_path, truth_path
+        self.params = dict(params)
+        self.seed, self.safe_seed = seed, safe_seed
+        self.n_clusters = 0
+        self.n_joints = 0
+        self._stack: contextlib.ExitStack | None = None
+
+    def __enter__(self) -> ReleaseWriter:
+        stack = contextlib.ExitStack()
+        try:
+            self._release = stack.enter_context(atomic_open(self.release_path, "wb"))
+            self._truth = stack.enter_context(atomic_open(self.truth_path, "wb")) if self.truth_path else None
+            directory = Path(self.release_path).parent
+            self._joints: IO[bytes] = stack.enter_context(tempfile.TemporaryFile(dir=directory))
+            self._joint_truths: IO[bytes] | None = (stack.enter_context(tempfile.TemporaryFile(dir=directory))
+                                                    if self._truth is not None else None)
+        except BaseException:
+            stack.close()
+            raise
+        self._stack = stack
+        self._release.write(b'{"format":' + _dumps(RELEASE_FORMAT) + b',"params":' + _dumps(self.params)
+                            + b',"clusters":[')
+        if self._truth is not None:
+            self._truth.write(_truth_head(self.seed, self.safe_seed))
+        return self
+
+    def add(self, release: Release, truth: Truth | None = None, records: np.ndarray | None = None, *,
+            renumber: bool = True) -> None:
+        """Append one part: its clusters and joint clusters renumbered, its truth's ids through ``records``.
+
+        ``renumber=False`` writes the ids as they are (a whole release written in one go).
+        """
+        if self._stack is None:
+            raise RuntimeError("ReleaseWriter.add outside its with block")
+        if (truth is None) != (self._truth is None):
+            raise ValueError("give a truth with every part exactly when the writer has a truth path")
+        if renumber:
+            clusters, joints, truths, joint_truths = renumbered(release, truth, self.n_clusters, self.n_joints,
+                                                                records)
+        else:
+            clusters, joints = release.clusters, release.joint_clusters
+            truths, joint_truths = (truth.clusters, truth.joint_clusters) if truth is not None else ([], [])
+        self._append(self._release, clusters, self.n_clusters)
+        self._append(self._joints, joints, self.n_joints)
+        if self._truth is not None and self._joint_truths is not None:
+            self._append(self._truth, truths, self.n_clusters)
+            self._append(self._joint_truths, joint_truths, self.n_joints)
+        self.n_clusters += len(clusters)
+        self.n_joints += len(joints)
+
+    @staticmethod
+    def _append(handle: IO[bytes], objs: Sequence[Any], before: int) -> None:
+        if objs:
+            handle.write((b"," if before else b"") + _items(objs))
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        stack, self._stack = self._stack, None
+        if stack is None:
+            return
+        with stack:  # on an error the temporary files are removed, on success both are renamed
+            if kind is None:
+                self._finish(self._release, self._joints)
+                if self._truth is not None and self._joint_truths is not None:
+                    self._finish(self._truth, self._joint_truths)
+
+    @staticmethod
+    def _finish(handle: IO[bytes], spool: IO[bytes]) -> None:
+        handle.write(b'],"joint_clusters":[')
+        spool.seek(0)
+        shutil.copyfileobj(spool, handle, 1 << 20)
+        handle.write(b"]}\n")
+
+
+def write_release_and_truth(release: Release, truth: Truth | None, release_path: str | Path,
+                            truth_path: str | Path | None) -> None:
+    """Write a whole release (and its truth) atomically: both files appear together or neither does."""
+    with ReleaseWriter(release_path, truth_path if truth is not None else None, release.params,
+                       seed=truth.seed if truth is not None else None,
+                       safe_seed=truth.safe_seed if truth is not None else None) as out:
+        out.add(release, truth, renumber=False)
+
+
+def write_release(release: Release, path: str | Path) -> None:
+    """Write a release file atomically."""
+    write_release_and_truth(release, None, path, None)
+
+
+def write_truth(truth: Truth, path: str | Path) -> None:
+    """Write a truth file atomically (never publish it)."""
+    with atomic_open(path, "wb") as handle:
+        handle.write(_truth_head(truth.seed, truth.safe_seed) + _items(truth.clusters) + b'],"joint_clusters":['
+                     + _items(truth.joint_clusters) + b"]}\n")
+
+
+def _truth_head(seed: int | None, safe_seed: int | None) -> bytes:
+    """The truth file up to its first cluster; seeds as decimal text (128 bits exceed orjson's ints)."""
+    head = b'{"format":' + _dumps(TRUTH_FORMAT)
+    for key, value in (("seed", seed), ("safe_seed", safe_seed)):
+        if value is not None:
+            head += b',"' + key.encode() + b'":' + str(int(value)).encode()
+    return head + b',"clusters":['
