@@ -22,12 +22,16 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from anonymizer.disassociate import DEFAULT_MAX_CLUSTER_SIZE, default_max_cluster_size
+from anonymizer.distributed import DEFAULT_SPLIT_DEPTH
 from anonymizer.hierarchy import DEFAULT_FANOUT
 from anonymizer.horpart import HORPART_STRATEGIES
 from anonymizer.release import Release, Truth
+from anonymizer.release_writer import ReleaseWriter, write_release_and_truth
 from anonymizer.safe import TARGETS as SAFE_TARGETS
 from anonymizer.seeds import new_seed, seed_argument
 from anonymizer.verpart import VERPART_STRATEGIES
@@ -54,6 +58,9 @@ _ONLY = {
     "epsilon": ("--epsilon", ("diffpart",)),
     "threshold": ("--threshold", ("diffpart",)),
     "seed": ("--seed", ("disassociation", "diffpart")),
+    "split_depth": ("--split-depth", ("disassociation",)),
+    "scheduler": ("--scheduler", ("disassociation",)),
+    "workers": ("--workers", ("disassociation",)),
     "truth": ("--truth", ("disassociation", "diffpart")),
 }
 """Option -> (its flag, the methods it belongs to)."""
@@ -97,6 +104,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "0..2**128-1; default: drawn from the operating system's entropy. The seed is written "
                         "to the truth file, never to the release; keep it secret: a small or reused seed can "
                         "be guessed, and whoever knows it can undo the shuffles and find the ghost records")
+    p.add_argument("--split-depth", type=int, default=None, dest="split_depth", metavar="D",
+                   help="disassociate part by part after D levels of HORPART's first splits (0..16; default 0, "
+                        f"i.e. one part; {DEFAULT_SPLIT_DEPTH} with --executor dask): bounded memory for tens of "
+                        "millions of records; joint clusters stay inside a part (see anonymizer/parts.py)")
+    p.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="local: this process (default); dask: read, split and disassociate the parts on a Dask "
+                        "cluster (--scheduler ADDR, or a local cluster of --workers processes); the same split "
+                        "depth and seed give the same release bytes as local")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="with --executor dask: address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786); "
+                        "default: start a local cluster")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="with --executor dask and no --scheduler: worker processes of the local cluster (default 2)")
     p.add_argument("--format", choices=FORMATS, default=None, help="input format (default: by extension)")
     add_reading_options(p)
     p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
@@ -110,21 +130,54 @@ def _load(source: str, fmt: str | None, **options: object) -> TransactionDataset
     return load_dataset(source, format=fmt, **options)  # type: ignore[arg-type]
 
 
+@dataclass
+class RunFigures:
+    """The figures the command line prints, added up part by part (a split run never holds the
+    whole release): clusters, chunks, the share of term occurrences in term chunks and tlost
+    (Terrovitis2012 section 7.1, as :func:`anonymizer.utility.tlost` computes it)."""
+
+    clusters: int = 0
+    joint_clusters: int = 0
+    record_chunks: int = 0
+    shared_chunks: int = 0
+    published_records: int = 0
+    term_chunk_occurrences: int = 0
+    kept: set[str] = field(default_factory=set)
+    in_term_chunks: set[str] = field(default_factory=set)
+
+    def add(self, release: Release, truth: Truth) -> None:
+        from anonymizer.utility import published_subrecords
+
+        self.clusters += len(release.clusters)
+        self.joint_clusters += len(release.joint_clusters)
+        self.record_chunks += sum(len(c.record_chunks) for c in release.clusters)
+        self.shared_chunks += sum(len(j.shared_chunks) for j in release.joint_clusters)
+        self.published_records += release.n_records
+        self.term_chunk_occurrences += sum(len(v) for c in truth.clusters for v in c.term_chunk.values())
+        self.kept.update(t for sub in published_subrecords(release) for t in sub)
+        self.in_term_chunks.update(t for c in release.clusters for t in c.term_chunk)
+
+    def summary(self, supports: Mapping[str, int], k: int) -> dict[str, float | int]:
+        """The printed figures, given the input's term supports."""
+        occurrences = sum(supports.values())
+        frequent = [t for t, n in supports.items() if n >= k]
+        lost = sum(1 for t in frequent if t in self.in_term_chunks and t not in self.kept)
+        return {
+            "clusters": self.clusters,
+            "joint_clusters": self.joint_clusters,
+            "record_chunks": self.record_chunks,
+            "shared_chunks": self.shared_chunks,
+            "published_records": self.published_records,
+            "term_chunk_share": self.term_chunk_occurrences / occurrences if occurrences else 0.0,
+            "tlost": lost / len(frequent) if frequent else 0.0,
+        }
+
+
 def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> dict[str, float | int]:
     """Figures printed by the command line: clusters, chunks, term-chunk share and tlost."""
-    from anonymizer.utility import tlost
-
-    occurrences = int(dataset.lengths.sum())
-    in_term_chunks = sum(len(v) for c in truth.clusters for v in c.term_chunk.values())
-    return {
-        "clusters": len(release.clusters),
-        "joint_clusters": len(release.joint_clusters),
-        "record_chunks": sum(len(c.record_chunks) for c in release.clusters),
-        "shared_chunks": sum(len(j.shared_chunks) for j in release.joint_clusters),
-        "published_records": release.n_records,
-        "term_chunk_share": in_term_chunks / occurrences if occurrences else 0.0,
-        "tlost": tlost(release, dataset),
-    }
+    figures = RunFigures()
+    figures.add(release, truth)
+    return figures.summary(dataset.supports(), release.k)
 
 
 def write_published_and_secret(published: dict, path: str, secret: dict | None, secret_path: str | None) -> None:
@@ -137,9 +190,6 @@ def write_published_and_secret(published: dict, path: str, secret: dict | None, 
                 tout.write(json.dumps(secret, ensure_ascii=False) + "\n")
 
 
-def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:
-    write_published_and_secret(release.to_dict(), release_path, truth.to_dict() if truth is not None else None,
-                               truth_path)
 
 
 def _check_method_options(args: argparse.Namespace) -> None:
@@ -167,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     """Anonymize with parsed arguments (disassociation, or the Apriori / DiffPart baselines)."""
     _check_method_options(args)
+    if args.method != "disassociation" and args.executor != "local":
+        raise InputError(f"--executor {args.executor} belongs to --method disassociation")
     if args.method != "disassociation":
         from anonymizer.cli_baselines import run_baseline
 
@@ -180,6 +232,10 @@ def run(args: argparse.Namespace) -> int:
     from anonymizer.disassociate import DisassociationTimings, disassociate, validate_parameters
 
     validate_parameters(None, args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
+    if args.executor != "dask" and (args.scheduler is not None or args.workers is not None):
+        raise InputError("--scheduler and --workers belong to --executor dask")
+    if args.executor == "dask" or args.split_depth:
+        return _run_split(args)
     start = time.perf_counter()
     dataset = _load(args.input, args.format, **reading_options(args))
     validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
@@ -202,17 +258,80 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - loaded
     load_seconds = loaded - start
     figures = summarize(dataset, release, truth)
-    _write(release, truth, args.output, args.truth)
-    name = dataset.name or args.input
-    print(f"{name}: {len(dataset)} records -> {args.output}"
-          + (f" (truth: {args.truth})" if args.truth else ""))
+    writing = time.perf_counter()
+    write_release_and_truth(release, truth if args.truth else None, args.output, args.truth)
+    _print_run(args, dataset.name or args.input, len(dataset), figures, steps.records_suppressed,
+               steps.records_moved, safe_line,
+               f"loading {load_seconds:.2f}, disassociation {seconds:.2f}, writing {time.perf_counter() - writing:.2f}")
+    return 0
+
+
+def _print_run(args: argparse.Namespace, name: str, n_records: int, figures: Mapping[str, float | int],
+               suppressed: int, moved: int, safe_line: str | None, seconds: str) -> None:
+    print(f"{name}: {n_records} records -> {args.output}" + (f" (truth: {args.truth})" if args.truth else ""))
     print(f"clusters {figures['clusters']}, joint clusters {figures['joint_clusters']}, "
           f"record chunks {figures['record_chunks']}, shared chunks {figures['shared_chunks']}")
-    print(f"horpart {args.horpart}: records suppressed {steps.records_suppressed}, "
-          f"moved to another cluster {steps.records_moved}")
+    print(f"horpart {args.horpart}: records suppressed {suppressed}, moved to another cluster {moved}")
     print(f"term occurrences in term chunks {100 * figures['term_chunk_share']:.1f}%, "
           f"tlost {100 * figures['tlost']:.1f}%")
     if safe_line:
         print(safe_line)
-    print(f"seconds: loading {load_seconds:.2f}, disassociation {seconds:.2f}")
+    print(f"seconds: {seconds}")
+
+
+def _run_split(args: argparse.Namespace) -> int:
+    """``--split-depth D`` or ``--executor dask``: the parts disassociated one after the other (or on
+    the cluster) and streamed into one release and truth (:mod:`anonymizer.parts`)."""
+    from anonymizer.disassociate import check_split_depth
+    from anonymizer.parts import Settings, run_parts, split_parts
+
+    dask = args.executor == "dask"
+    depth = args.split_depth if args.split_depth is not None else (DEFAULT_SPLIT_DEPTH if dask else 0)
+    check_split_depth(depth)
+    settings = Settings(args.k, args.m, args.max_cluster_size, args.horpart, args.verpart, not args.no_refine,
+                        bool(args.safe), args.safe_targets)
+    seed = new_seed() if args.seed is None else args.seed
+    start = time.perf_counter()
+    if dask:
+        from anonymizer.distributed import dask_client, plan_dask_run
+
+        with dask_client(args.scheduler, args.workers) as client:
+            run = plan_dask_run(client, args.input, settings, depth, seed, fmt=args.format,
+                                options=reading_options(args))
+            n_parts = len(run.paths)
+            split_at = time.perf_counter()
+            figures, suppressed, moved = _stream(args, settings, depth, seed, run.results)
+            name, n_records, supports = Path(args.input).name.split(".")[0], run.n_records, run.supports
+    else:
+        dataset = _load(args.input, args.format, **reading_options(args))
+        from anonymizer.disassociate import validate_parameters
+
+        validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
+        parts = split_parts(dataset, depth, settings.k, settings.max_cluster_size)
+        n_parts = len(parts)
+        split_at = time.perf_counter()
+        figures, suppressed, moved = _stream(args, settings, depth, seed, run_parts(dataset, parts, settings, seed))
+        name, n_records, supports = dataset.name or args.input, len(dataset), dataset.supports()
+    done = time.perf_counter()
+    where = "on Dask" if dask else "in this process"
+    _print_run(args, name, n_records, figures.summary(supports, settings.k), suppressed, moved,
+               "safe: applied in every part" if args.safe else None,
+               f"reading and splitting {split_at - start:.2f} ({n_parts} parts at depth {depth}), "
+               f"disassociating and writing {done - split_at:.2f} {where}")
     return 0
+
+
+def _stream(args: argparse.Namespace, settings: object, depth: int, seed: int, results: Iterable
+            ) -> tuple[RunFigures, int, int]:
+    from anonymizer.parts import split_params
+
+    figures = RunFigures()
+    suppressed = moved = 0
+    with ReleaseWriter(args.output, args.truth, split_params(settings, depth), seed=seed,  # type: ignore[arg-type]
+                       safe_seed=seed if args.safe else None) as out:
+        for result in results:
+            out.add(result.release, result.truth if args.truth else None, result.records)
+            figures.add(result.release, result.truth)
+            suppressed += result.records_suppressed
+            moved += result.records_moved
+    return figures, suppressed, moved

@@ -1,0 +1,96 @@
+"""The Dask executor (issue 14): on a 2-worker LocalCluster, the same input, parameters, seed and
+split depth give the same release and truth bytes as the single-process split run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from anonymizer import disassociate
+from anonymizer.distributed import dask_client, plan_dask_run
+from anonymizer.parts import Settings, split_params
+from anonymizer.release_writer import merge_parts
+from anonymizer.verify import verify
+from corpora.errors import InputError
+from corpora.formats import read_dataset, write_dataset
+from corpora.synthetic import generate_quest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[object]:
+    with dask_client(workers=2) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("dask") / "quest.txt"
+    write_dataset(generate_quest(4000, 250, 6.0, seed=21), path)
+    return path
+
+
+def _dask_release(client: object, path: Path, s: Settings, depth: int, seed: int, blocksize: int) -> tuple:
+    run = plan_dask_run(client, str(path), s, depth, seed, blocksize=blocksize)
+    release, truth = merge_parts(((r.release, r.truth, r.records) for r in run.results), split_params(s, depth), seed,
+                                 seed if s.safe else None)
+    return run, release, truth
+
+
+@pytest.mark.parametrize("depth, blocksize, horpart, verpart, safe", [
+    (0, 10_000, "original", "original", False),
+    (2, 7_000, "original", "strict", False),
+    (3, 50_000, "suppression", "grouped", False),
+    (2, 13_000, "original", "original", True),
+])
+def test_dask_equals_single_process(client: object, data: Path, depth: int, blocksize: int, horpart: str,
+                                    verpart: str, safe: bool) -> None:
+    s = Settings(3, 2, 15, horpart, verpart, True, safe)
+    run, release, truth = _dask_release(client, data, s, depth, 2024, blocksize)
+    local, local_truth = disassociate(read_dataset(data), 3, 2, 15, horpart=horpart, verpart=verpart, seed=2024,
+                                      split_depth=depth, safe=safe)
+    assert run.n_records == 4000
+    assert release.to_json() == local.to_json()
+    assert truth.to_json() == local_truth.to_json()
+    assert verify(release).ok
+    if depth:
+        assert len(run.paths) > 1
+    assert run.supports == read_dataset(data).supports()  # the global supports, counted on the workers
+
+
+def test_cli_dask_writes_the_local_bytes(tmp_path: Path, data: Path) -> None:
+    outputs = []
+    for executor in ("local", "dask"):
+        out, secret = tmp_path / f"{executor}.json", tmp_path / f"{executor}-truth.json"
+        done = subprocess.run([sys.executable, "-m", "anonymizer", str(data), "-k", "3", "-m", "2",
+                               "--max-cluster-size", "15", "--split-depth", "2", "--executor", executor,
+                               "--seed", "5", "-o", str(out), "--truth", str(secret)],
+                              capture_output=True, text=True, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        outputs.append((out.read_bytes(), secret.read_bytes()))
+    assert outputs[0] == outputs[1]
+    assert json.loads(outputs[0][0])["params"]["split_depth"] == 2
+
+
+def test_dask_refuses_what_it_cannot_cut(client: object, tmp_path: Path) -> None:
+    s = Settings(2, 2, 5)
+    renamed = tmp_path / "renamed.txt"
+    renamed.write_text("@ITEM=1=milk\n1 2\n1 3\n2 3\n")
+    with pytest.raises(InputError, match="@ITEM"):
+        plan_dask_run(client, str(renamed), s, 1, 1)
+    with pytest.raises(InputError, match="no such file"):
+        plan_dask_run(client, str(tmp_path / "missing.txt"), s, 1, 1)
+    gz = tmp_path / "d.txt.gz"
+    gz.write_bytes(b"")
+    with pytest.raises(InputError, match="uncompressed"):
+        plan_dask_run(client, str(gz), s, 1, 1)
+    few = tmp_path / "few.txt"
+    few.write_text("a\n")
+    with pytest.raises(InputError, match="fewer than k"):
+        plan_dask_run(client, str(few), s, 1, 1)
