@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import IO, Any
 
 import numpy as np
 import orjson
+from tqdm import tqdm
 
 from anonymizer.release import (
     RELEASE_FORMAT,
@@ -50,6 +52,9 @@ __all__ = ["ReleaseWriter", "renumbered", "merge_parts", "write_release", "write
            "write_release_and_truth"]
 
 _OPTIONS = orjson.OPT_SERIALIZE_NUMPY
+
+_SLICE = 8192
+"""Clusters serialized at a time."""
 
 
 def _dumps(obj: Any) -> bytes:
@@ -164,6 +169,8 @@ class ReleaseWriter:
         except BaseException:
             stack.close()
             raise
+        self._bar = stack.enter_context(tqdm(desc="writing", unit="cluster", disable=None, leave=False,
+                                             file=sys.stderr))
         self._stack = stack
         self._release.write(b'{"format":' + _dumps(RELEASE_FORMAT) + b',"params":' + _dumps(self.params)
                             + b',"clusters":[')
@@ -187,7 +194,7 @@ class ReleaseWriter:
         else:
             clusters, joints = release.clusters, release.joint_clusters
             truths, joint_truths = (truth.clusters, truth.joint_clusters) if truth is not None else ([], [])
-        self._append(self._release, clusters, self.n_clusters)
+        self._append(self._release, clusters, self.n_clusters, counted=True)
         self._append(self._joints, joints, self.n_joints)
         if self._truth is not None and self._joint_truths is not None:
             self._append(self._truth, truths, self.n_clusters)
@@ -195,10 +202,14 @@ class ReleaseWriter:
         self.n_clusters += len(clusters)
         self.n_joints += len(joints)
 
-    @staticmethod
-    def _append(handle: IO[bytes], objs: Sequence[Any], before: int) -> None:
-        if objs:
-            handle.write((b"," if before else b"") + _items(objs))
+    def _append(self, handle: IO[bytes], objs: Sequence[Any], before: int, counted: bool = False) -> None:
+        """Write ``objs`` as array items after ``before`` earlier ones, in slices (bounded memory, a
+        progress bar over the clusters when ``counted``)."""
+        for start in range(0, len(objs), _SLICE):
+            piece = objs[start : start + _SLICE]
+            handle.write((b"," if before or start else b"") + _items(piece))
+            if counted:
+                self._bar.update(len(piece))
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
