@@ -144,6 +144,8 @@ class RunFigures:
     term_chunk_occurrences: int = 0
     kept: set[str] = field(default_factory=set)
     in_term_chunks: set[str] = field(default_factory=set)
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Seconds of each disassociation step, added up over the parts (split runs)."""
 
     def add(self, release: Release, truth: Truth) -> None:
         from anonymizer.utility import published_subrecords
@@ -262,8 +264,15 @@ def run(args: argparse.Namespace) -> int:
     write_release_and_truth(release, truth if args.truth else None, args.output, args.truth)
     _print_run(args, dataset.name or args.input, len(dataset), figures, steps.records_suppressed,
                steps.records_moved, safe_line,
-               f"loading {load_seconds:.2f}, disassociation {seconds:.2f}, writing {time.perf_counter() - writing:.2f}")
+               f"loading {load_seconds:.2f}, disassociation {seconds:.2f} ({_phases(vars(steps))}), "
+               f"writing {time.perf_counter() - writing:.2f}")
     return 0
+
+
+def _phases(seconds: Mapping[str, object]) -> str:
+    """``horpart 1.20, verpart 0.50, refine 3.10, build 0.90`` (and ``safe`` when it ran)."""
+    steps = ["horpart", "verpart", "refine", "build"] + (["safe"] if seconds.get("safe") else [])
+    return ", ".join(f"{step} {float(seconds[step]):.2f}" for step in steps)  # type: ignore[arg-type]
 
 
 def _print_run(args: argparse.Namespace, name: str, n_records: int, figures: Mapping[str, float | int],
@@ -317,7 +326,8 @@ def _run_split(args: argparse.Namespace) -> int:
     _print_run(args, name, n_records, figures.summary(supports, settings.k), suppressed, moved,
                "safe: applied in every part" if args.safe else None,
                f"reading and splitting {split_at - start:.2f} ({n_parts} parts at depth {depth}), "
-               f"disassociating and writing {done - split_at:.2f} {where}")
+               f"disassociating and writing {done - split_at:.2f} {where} ({_phases(figures.seconds)} "
+               f"{'added up over the workers' if dask else 'in all'})")
     return 0
 
 
@@ -326,12 +336,15 @@ def _stream(args: argparse.Namespace, settings: object, depth: int, seed: int, r
     from anonymizer.parts import split_params
 
     figures = RunFigures()
+    figures.seconds = dict.fromkeys(("horpart", "verpart", "refine", "build", "safe"), 0.0)
     suppressed = moved = 0
     with ReleaseWriter(args.output, args.truth, split_params(settings, depth), seed=seed,  # type: ignore[arg-type]
                        safe_seed=seed if args.safe else None) as out:
         for result in results:
             out.add(result.release, result.truth if args.truth else None, result.records)
             figures.add(result.release, result.truth)
+            for step, value in result.seconds.items():
+                figures.seconds[step] = figures.seconds.get(step, 0.0) + value
             suppressed += result.records_suppressed
             moved += result.records_moved
     return figures, suppressed, moved

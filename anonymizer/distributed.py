@@ -269,7 +269,9 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
     supports: dict[str, int] = {}
     open_nodes: list[Path_] = [()]
     final: list[Path_] = []
-    for level in range(max(split_depth, 1)):
+    from tqdm import tqdm
+
+    for level in tqdm(range(max(split_depth, 1)), desc="splitting on dask", unit="level", leave=False, disable=None):
         counted = client.gather([client.submit(_block_counts, b, dict(decisions), open_nodes) for b in blocks])
         nxt: list[Path_] = []
         for key in open_nodes:
@@ -305,7 +307,9 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
         pieces = [client.submit(_block_pieces, b, offsets[i], decisions, leaves) for i, b in enumerate(blocks)]
         futures = [client.submit(_run_part, index, settings, seed, split,
                                  *[client.submit(_pick, p, index) for p in pieces]) for index in range(len(leaves))]
-        for future in futures:
+        from tqdm import tqdm
+
+        for future in tqdm(futures, desc="parts on dask", unit="part", leave=False, disable=None):
             yield future.result()
             future.release()
 

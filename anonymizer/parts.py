@@ -153,7 +153,9 @@ def split_parts(dataset: TransactionDataset, split_depth: int, k: int, max_clust
     """The parts of ``dataset`` after ``split_depth`` levels of HORPART's first splits (module doc)."""
     frontier: list[tuple[np.ndarray, tuple[tuple[str, bool], ...], bool]] = [
         (np.arange(len(dataset), dtype=np.int64), (), False)]
-    for _ in range(split_depth):
+    from tqdm import tqdm
+
+    for _ in tqdm(range(split_depth), desc="splitting", unit="level", leave=False, disable=None):
         nxt: list[tuple[np.ndarray, tuple[tuple[str, bool], ...], bool]] = []
         for records, path, final in frontier:
             best = None if final else choose_split(len(records), _supports(dataset, records), k, max_cluster_size)

@@ -94,3 +94,18 @@ def test_dask_refuses_what_it_cannot_cut(client: object, tmp_path: Path) -> None
     few.write_text("a\n")
     with pytest.raises(InputError, match="fewer than k"):
         plan_dask_run(client, str(few), s, 1, 1)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["kosarak10k"], "--executor dask reads a file"),
+    (["{tmp}/renamed.txt"], "@ITEM"),
+])
+def test_cli_dask_bad_input_is_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
+    (tmp_path / "renamed.txt").write_text("@ITEM=1=milk\n1 2\n1 3\n2 3\n")
+    out = tmp_path / "r.json"
+    done = subprocess.run([sys.executable, "-m", "anonymizer", *[a.format(tmp=tmp_path) for a in argv], "-k", "2",
+                           "-m", "2", "--executor", "dask", "--workers", "1", "-o", str(out)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and message in done.stderr, done.stderr
+    assert not out.exists()

@@ -38,6 +38,8 @@ RUN: dict[str, int] = {
     "python -m anonymizer terrovitis2012-fig2 -k 2 -m 2 --max-cluster-size 5 --horpart adding --verpart grouped "
     "-o rel.json --truth truth.json": 0,
     "python -m anonymizer verify rel.json": 0,
+    "python -m anonymizer kosarak10k -k 3 -m 2 --split-depth 2 -o split-release.json --truth split-truth.json": 0,
+    "python -m anonymizer verify split-release.json": 0,
     "python -m anonymizer docs/examples/fig2.jsonl -k 1 -m 2 --max-cluster-size 6 -o x.json": 2,
     "python -m anonymizer verify docs/examples/fig2b.json": 0,
     "python -m anonymizer verify docs/examples/example1.json": 1,
