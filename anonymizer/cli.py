@@ -333,13 +333,14 @@ def _run_split(args: argparse.Namespace) -> int:
 
 def _stream(args: argparse.Namespace, settings: object, depth: int, seed: int, results: Iterable
             ) -> tuple[RunFigures, int, int]:
+    from anonymizer.disassociate import no_gc
     from anonymizer.parts import split_params
 
     figures = RunFigures()
     figures.seconds = dict.fromkeys(("horpart", "verpart", "refine", "build", "safe"), 0.0)
     suppressed = moved = 0
-    with ReleaseWriter(args.output, args.truth, split_params(settings, depth), seed=seed,  # type: ignore[arg-type]
-                       safe_seed=seed if args.safe else None) as out:
+    with no_gc(), ReleaseWriter(args.output, args.truth, split_params(settings, depth),  # type: ignore[arg-type]
+                                seed=seed, safe_seed=seed if args.safe else None) as out:
         for result in results:
             out.add(result.release, result.truth if args.truth else None, result.records)
             figures.add(result.release, result.truth)

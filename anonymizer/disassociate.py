@@ -32,7 +32,7 @@ from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
 __all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "DisassociationTimings", "default_max_cluster_size", "disassociate",
-           "build_release", "check_split_depth", "validate_parameters"]
+           "build_release", "check_split_depth", "no_gc", "validate_parameters"]
 
 _HASH_SEED = 0x5EED_D15A
 """Seed of the fixed table of 64-bit term hashes that gives sub-records their content order."""
@@ -59,7 +59,7 @@ class DisassociationTimings:
 
 
 @contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
+def no_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while millions of small lists and tuples are built.
 
     The objects made here hold no reference cycles; without the pause every generation-0 sweep
@@ -183,7 +183,7 @@ def disassociate(
     if split_depth:
         return _disassociate_split(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed, timings, safe,
                                    safe_targets, int(split_depth))
-    with _no_gc():
+    with no_gc():
         release, truth = _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
                                        timings if timings is not None else DisassociationTimings())
     if safe:

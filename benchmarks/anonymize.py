@@ -61,7 +61,7 @@ def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, r
     if gc_on:  # the comparison run: the same work with the cyclic collector left running
         import contextlib
 
-        D._no_gc = contextlib.nullcontext
+        D.no_gc = contextlib.nullcontext
     ds = load(name)
     start = time.perf_counter()
     timings = D.DisassociationTimings()
