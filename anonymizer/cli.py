@@ -302,8 +302,9 @@ def _run_split(args: argparse.Namespace) -> int:
     seed = new_seed() if args.seed is None else args.seed
     start = time.perf_counter()
     if dask:
-        from anonymizer.distributed import dask_client, plan_dask_run
+        from anonymizer.distributed import check_dask_input, dask_client, plan_dask_run
 
+        check_dask_input(args.input, args.format, reading_options(args))
         with dask_client(args.scheduler, args.workers) as client:
             run = plan_dask_run(client, args.input, settings, depth, seed, fmt=args.format,
                                 options=reading_options(args))

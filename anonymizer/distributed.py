@@ -45,7 +45,7 @@ from anonymizer.parts import MAX_SPLIT_DEPTH, PartResult, Settings, choose_split
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
-__all__ = ["DEFAULT_BLOCKSIZE", "DEFAULT_SPLIT_DEPTH", "DaskRun", "dask_client", "plan_dask_run"]
+__all__ = ["DEFAULT_BLOCKSIZE", "DEFAULT_SPLIT_DEPTH", "DaskRun", "check_dask_input", "dask_client", "plan_dask_run"]
 
 DEFAULT_BLOCKSIZE = 64 * 2**20
 """Bytes of input per block (each block is one task's share of the reading)."""
@@ -88,7 +88,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         return
     if workers is not None and workers < 1:
         raise InputError(f"--workers must be at least 1, got {workers}")
-    with LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
         yield client
 
@@ -234,27 +234,34 @@ def _blocks(path: str, blocksize: int) -> list[tuple[int, int]]:
     return [(start, min(blocksize, size - start)) for start in range(0, size, blocksize)]
 
 
-def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, seed: int, *, fmt: str | None = None,
-                  blocksize: int = DEFAULT_BLOCKSIZE, options: Mapping[str, Any] | None = None) -> DaskRun:
-    """Read ``path`` on the cluster, take the first ``split_depth`` splits, and return the run whose
-    ``results`` yields the disassociated parts in order (see the module doc)."""
+def check_dask_input(path: str, fmt: str | None = None, options: Mapping[str, Any] | None = None) -> tuple[str, str]:
+    """(the path as the workers should open it, its format), or :class:`InputError` for an input the
+    Dask executor cannot cut into blocks (checked before any cluster starts)."""
     from corpora.formats import resolve_format
 
-    if not 0 <= split_depth <= MAX_SPLIT_DEPTH:
-        raise InputError(f"split depth must be an integer from 0 to {MAX_SPLIT_DEPTH}, got {split_depth}")
+    options = options or {}
     if str(path).endswith((".gz", ".bz2", ".xz", ".zst")):
         raise InputError(f"{path}: --executor dask reads uncompressed files (a compressed file cannot be cut "
                          "into blocks); decompress it first")
     local = "://" not in str(path)
     if local and not os.path.isfile(path):
         raise InputError(f"{path}: no such file (--executor dask reads a file, not a dataset name)")
-    options = dict(options or {})
     fmt = resolve_format(str(path), fmt, header=options.get("header"), user_column=options.get("user_column"),
                          item_column=options.get("item_column"))
     if fmt not in LINE_FORMATS:
         raise InputError(f"--executor dask reads the line formats ({', '.join(LINE_FORMATS)}), not {fmt}: "
                          "convert the file with python -m corpora convert first")
-    path = os.path.abspath(path) if local else path
+    return (os.path.abspath(path) if local else path), fmt
+
+
+def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, seed: int, *, fmt: str | None = None,
+                  blocksize: int = DEFAULT_BLOCKSIZE, options: Mapping[str, Any] | None = None) -> DaskRun:
+    """Read ``path`` on the cluster, take the first ``split_depth`` splits, and return the run whose
+    ``results`` yields the disassociated parts in order (see the module doc)."""
+    if not 0 <= split_depth <= MAX_SPLIT_DEPTH:
+        raise InputError(f"split depth must be an integer from 0 to {MAX_SPLIT_DEPTH}, got {split_depth}")
+    options = dict(options or {})
+    path, fmt = check_dask_input(path, fmt, options)
     blocks = [client.submit(_parse_block, path, start, length, fmt, start == 0, options, pure=False)
               for start, length in _blocks(path, blocksize)]
     sizes = client.gather([client.submit(len, b) for b in blocks])
@@ -304,13 +311,28 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
     split = len(leaves) > 1
 
     def results() -> Iterator[PartResult]:
-        pieces = [client.submit(_block_pieces, b, offsets[i], decisions, leaves) for i, b in enumerate(blocks)]
-        futures = [client.submit(_run_part, index, settings, seed, split,
-                                 *[client.submit(_pick, p, index) for p in pieces]) for index in range(len(leaves))]
+        from collections import deque
+
         from tqdm import tqdm
 
-        for future in tqdm(futures, desc="parts on dask", unit="part", leave=False, disable=None):
-            yield future.result()
-            future.release()
+        pieces = [client.submit(_block_pieces, b, offsets[i], decisions, leaves) for i, b in enumerate(blocks)]
+        window = max(2, 2 * len(client.scheduler_info().get("workers", {})))
+
+        def submit(index: int) -> Any:
+            return client.submit(_run_part, index, settings, seed, split,
+                                 *[client.submit(_pick, p, index) for p in pieces])
+
+        pending = deque(submit(index) for index in range(min(window, len(leaves))))
+        following = len(pending)
+        with tqdm(total=len(leaves), desc="parts on dask", unit="part", leave=False, disable=None) as bar:
+            while pending:
+                future = pending.popleft()
+                if following < len(leaves):  # at most `window` finished parts wait on the workers
+                    pending.append(submit(following))
+                    following += 1
+                yield future.result()
+                future.release()
+                bar.update()
+        del blocks[:], pieces[:]
 
     return DaskRun(n_records, supports, paths, results())
