@@ -109,3 +109,27 @@ def test_cli_dask_bad_input_is_one_line(tmp_path: Path, argv: list[str], message
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and message in done.stderr, done.stderr
     assert not out.exists()
+
+
+def test_dask_tiny_releases_pass_the_exhaustive_oracle(client: object, tmp_path: Path) -> None:
+    """The brute-force oracle (tests/reconstruction_oracle.py, no engine code) on releases made on Dask."""
+    import random
+
+    from reconstruction_oracle import TooLarge, guarantee1_violations, is_valid_reconstruction, truth_records
+
+    rng = random.Random(4)
+    checked = 0
+    for trial in range(6):
+        path = tmp_path / f"tiny{trial}.txt"
+        path.write_text("".join(" ".join(sorted(rng.sample("abcdef", rng.randint(1, 3)))) + "\n" for _ in range(12)))
+        s = Settings(2, 2, 4, "original", "original", True, trial % 2 == 1)
+        _, release, truth = _dask_release(client, path, s, 2, trial, 16)
+        rel, tru = json.loads(release.to_json()), json.loads(truth.to_json())
+        try:
+            feasible, bad = guarantee1_violations(rel)
+        except TooLarge:
+            continue
+        assert feasible and bad == [], (path.read_text(), bad)
+        assert is_valid_reconstruction(rel, truth_records(rel, tru))
+        checked += 1
+    assert checked >= 3
