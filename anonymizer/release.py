@@ -447,8 +447,31 @@ def _read_json(path: str | os.PathLike[str]) -> Any:
 
 
 def load_release(path: str | os.PathLike[str]) -> Release:
-    """Read and validate a release file."""
-    return Release.from_dict(_read_json(path), source=str(path))
+    """Read and validate a release file, JSON or parquet (:mod:`anonymizer.release_parquet`).
+
+    A parquet file (it starts with ``PAR1``, or its name ends in ``.parquet``) and a plain JSON
+    release (:mod:`anonymizer.release_json_fast`) are read into arrays: the result is an
+    :class:`anonymizer.release_arrays.ArrayRelease`, whose cluster objects are built on first use.
+    Any other JSON file is read with ``json.loads`` and :meth:`Release.from_dict`. Either way the
+    release is the same and fully validated; a progress bar shows on a terminal after one second.
+    """
+    from tqdm import tqdm
+
+    from anonymizer.release_arrays import ArrayRelease
+    from anonymizer.release_json_fast import read_release_json_arrays
+    from anonymizer.release_parquet import is_parquet, read_release_parquet
+
+    with tqdm(total=2, desc=f"reading {os.path.basename(str(path))}", unit="step", disable=None, delay=1.0,
+              leave=False) as bar:
+        if is_parquet(path):
+            return read_release_parquet(path)
+        arrays = read_release_json_arrays(path)
+        bar.update(1)
+        if arrays is not None:
+            return ArrayRelease(arrays)
+        obj = _read_json(path)
+        bar.update(1)
+        return Release.from_dict(obj, source=str(path))
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
