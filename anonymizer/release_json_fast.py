@@ -32,25 +32,22 @@ MAX_RELEASE_DEPTH = 6
 """Deepest bracket nesting of a release: {clusters: [{record_chunks: [[[term, ...]]]}]}."""
 
 
+_DELETE = bytes(c for c in range(256) if c not in b'"[]{}')
+
+
 def json_depth(data: bytes) -> int:
     """The deepest nesting of ``[``/``{`` outside strings in the JSON text ``data`` (-1 if the brackets
-    do not balance). A quote preceded by an odd run of backslashes is escaped."""
-    b = np.frombuffer(data, dtype=np.uint8)
-    quotes = np.flatnonzero(b == 34)
-    slashes = np.flatnonzero(b == 92)
-    if slashes.size and quotes.size:
-        starts = np.ones(slashes.size, dtype=bool)
-        starts[1:] = slashes[1:] != slashes[:-1] + 1
-        first = np.maximum.accumulate(np.where(starts, np.arange(slashes.size), 0))
-        run = np.arange(slashes.size) - first + 1  # backslashes in a row, up to and including this one
-        at = np.minimum(np.searchsorted(slashes, quotes - 1), slashes.size - 1)
-        escaped = (slashes[at] == quotes - 1) & (run[at] % 2 == 1)
-        quotes = quotes[~escaped]
-    brackets = np.flatnonzero((b == 91) | (b == 93) | (b == 123) | (b == 125))
-    outside = np.searchsorted(quotes, brackets) % 2 == 0
-    brackets = brackets[outside]
-    step = np.where((b[brackets] == 91) | (b[brackets] == 123), 1, -1)
-    depth = np.cumsum(step)
+    do not balance). Escaped backslashes, then escaped quotes are dropped, then everything but
+    quotes and brackets, then adjacent pairs of quotes (C-speed ``bytes`` methods); numpy counts what
+    is left."""
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    # Dropping two adjacent quotes changes no bracket's count of quotes before it by an odd number.
+    s = np.frombuffer(data.translate(None, _DELETE).replace(b'""', b""), dtype=np.uint8)
+    quote = s == 34
+    outside = ~quote & (np.cumsum(quote, dtype=np.int64) % 2 == 0)
+    step = np.where((s[outside] == 91) | (s[outside] == 123), 1, -1)
+    depth = np.cumsum(step, dtype=np.int64)
     if depth.size and (depth[-1] != 0 or depth.min() < 0):
         return -1
     return int(depth.max()) if depth.size else 0
