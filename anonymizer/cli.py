@@ -99,7 +99,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "be guessed, and whoever knows it can undo the shuffles and find the ghost records")
     p.add_argument("--format", choices=FORMATS, default=None, help="input format (default: by extension)")
     add_reading_options(p)
-    p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
+    p.add_argument("-o", "--output", required=True,
+                   help="release file to write: JSON, or the columnar parquet form if the name ends in .parquet")
     p.add_argument("--truth", default=None,
                    help="truth file to write (JSON, never publish it); diffpart: the owner file with the seed")
 
@@ -138,6 +139,11 @@ def write_published_and_secret(published: dict, path: str, secret: dict | None, 
 
 
 def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:
+    from anonymizer.release_parquet import wants_parquet, write_parquet_and_secret
+
+    if wants_parquet(release_path):  # the columnar form (anonymizer.release_parquet)
+        write_parquet_and_secret(release, release_path, truth.to_dict() if truth is not None else None, truth_path)
+        return
     write_published_and_secret(release.to_dict(), release_path, truth.to_dict() if truth is not None else None,
                                truth_path)
 
@@ -169,6 +175,11 @@ def run(args: argparse.Namespace) -> int:
     _check_method_options(args)
     if args.method != "disassociation":
         from anonymizer.cli_baselines import run_baseline
+        from anonymizer.release_parquet import wants_parquet
+
+        if wants_parquet(args.output):
+            raise InputError(f"{args.output}: the parquet form holds disassociated releases only; "
+                             f"write the {args.method} release as JSON")
 
         return run_baseline(args)
     if args.max_cluster_size is None and args.k is not None:

@@ -41,7 +41,8 @@ from anonymizer.release_arrays import ArrayRelease, ReleaseArrays, from_release,
 from corpora.errors import InputError
 from corpora.files import atomic_open, parse_json
 
-__all__ = ["PARQUET_MAGIC", "METADATA_KEY", "MAX_ROWS", "is_parquet", "save_release_parquet",
+__all__ = ["PARQUET_MAGIC", "METADATA_KEY", "MAX_ROWS", "is_parquet", "wants_parquet", "save_release_parquet",
+           "write_parquet_and_secret",
            "read_release_parquet", "release_table", "arrays_from_table"]
 
 PARQUET_MAGIC = b"PAR1"
@@ -57,6 +58,11 @@ def is_parquet(path: str | os.PathLike[str]) -> bool:
             return handle.read(4) == PARQUET_MAGIC
     except OSError:
         return str(path).lower().endswith(".parquet")
+
+
+def wants_parquet(path: str | os.PathLike[str]) -> bool:
+    """True if an output named ``path`` gets the parquet form (its name ends in ``.parquet``)."""
+    return str(path).lower().endswith(".parquet")
 
 
 def _schema() -> Any:
@@ -101,6 +107,20 @@ def save_release_parquet(release: Release | ReleaseArrays, path: str | os.PathLi
     table = release_table(release)
     with atomic_open(path, "wb") as handle:
         pq.write_table(table, handle, compression="zstd")
+
+
+def write_parquet_and_secret(release: Release, path: str | os.PathLike[str], secret: dict[str, Any] | None,
+                             secret_path: str | os.PathLike[str] | None) -> None:
+    """Write ``release`` in the parquet form and its truth (JSON object ``secret``) through temporary
+    files; both are renamed only when both are complete, so a failure leaves neither."""
+    import pyarrow.parquet as pq
+
+    table = release_table(release)
+    with atomic_open(path, "wb") as out:
+        pq.write_table(table, out, compression="zstd")
+        if secret is not None and secret_path is not None:
+            with atomic_open(secret_path, "w") as tout:
+                tout.write(json.dumps(secret, ensure_ascii=False) + "\n")
 
 
 def _offsets(array: Any) -> np.ndarray:
