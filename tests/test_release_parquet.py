@@ -1,0 +1,322 @@
+"""The columnar forms of a release: parquet files and the fast JSON reader give the same release,
+the same cover and verify results, and every malformed file is one InputError line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from release_strategies import tiny_releases
+
+from anonymizer.__main__ import main as anonymizer_main
+from anonymizer.release import Release, load_release, save_release
+from anonymizer.release_arrays import ArrayRelease, arrays_of, from_release, validate
+from anonymizer.release_json_fast import arrays_from_json_bytes, json_depth
+from anonymizer.release_parquet import (
+    METADATA_KEY,
+    read_release_parquet,
+    release_table,
+    save_release_parquet,
+)
+from anonymizer.verify import verify, verify_file
+from attacks.cover import run_cover_attack
+from attacks.cover_problem import flatten
+from attacks.knowledge import make_knowledge
+from corpora.errors import InputError
+from corpora.files import parse_json
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FIG2B = {
+    "format": "disassociated/1",
+    "params": {"k": 3, "m": 2, "max_cluster_size": 5, "safe": False},
+    "clusters": [
+        {"id": "P1", "size": 5,
+         "record_chunks": [[["flu", "itunes", "madonna"], ["flu", "madonna"], ["itunes", "madonna"],
+                            ["flu", "itunes"], ["flu", "itunes", "madonna"]],
+                           [["audi a4", "sony tv"], ["audi a4", "sony tv"], ["audi a4", "sony tv"]]],
+         "term_chunk": ["ikea", "ruby", "viagra"]},
+        {"id": "P2", "size": 5,
+         "record_chunks": [[["digital camera", "madonna"], ["iphone sdk", "madonna"],
+                            ["digital camera", "iphone sdk", "madonna"], ["digital camera", "iphone sdk"],
+                            ["digital camera", "iphone sdk", "madonna"]]],
+         "term_chunk": ["ikea", "panic disorder", "playboy", "ruby"]},
+    ],
+    "joint_clusters": [{"id": "J1", "children": ["P1", "P2"], "shared_chunks": [[["café"], ["café", "zz"]]]}],
+}
+
+
+def _report(release: Release, attacker: str = "strong") -> dict:
+    out = run_cover_attack(release, attacker, seed=3).to_dict()
+    out.pop("seconds")
+    out.pop("knowledge_seconds")
+    return out
+
+
+def _forms(tmp_path: Path, obj: dict) -> tuple[Release, Release, Release]:
+    """(the JSON release parsed by Release.from_dict, the JSON read by load_release, its parquet form read back)."""
+    reference = Release.from_dict(obj)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    fast = load_release(path)
+    save_release_parquet(reference, tmp_path / "r.parquet")
+    return reference, fast, load_release(tmp_path / "r.parquet")
+
+
+def test_fig2b_in_every_form(tmp_path):
+    reference, fast, columnar = _forms(tmp_path, FIG2B)
+    assert isinstance(fast, ArrayRelease) and isinstance(columnar, ArrayRelease)
+    assert arrays_of(columnar) is not None
+    assert columnar.n_records == 10 and columnar.terms() == reference.terms()
+    assert repr(columnar) == repr(reference)
+    assert _report(columnar) == _report(reference) == _report(fast)
+    assert columnar == reference and reference == columnar and fast == reference
+    assert columnar.to_dict() == reference.to_dict()
+    schema = pq.read_schema(tmp_path / "r.parquet")
+    meta = json.loads(schema.metadata[METADATA_KEY])
+    assert meta["format"] == "disassociated/1" and "seed" not in meta["params"]
+    assert meta["terms"] == sorted(meta["terms"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(obj=tiny_releases(max_clusters=4, max_size=5), attacker=st.sampled_from(["strong", "moderate"]))
+def test_every_form_gives_the_same_release_and_results(tmp_path, obj, attacker):
+    reference, fast, columnar = _forms(tmp_path, obj)
+    assert columnar.to_dict() == reference.to_dict() == fast.to_dict()
+    # cover and verify read the arrays; the reference reads the objects
+    assert _report(columnar, attacker) == _report(reference, attacker) == _report(fast, attacker)
+    strict = verify(obj)
+    for form in (columnar, fast):
+        got = verify(load_release(tmp_path / ("r.parquet" if form is columnar else "r.json")))
+        assert (got.ok, got.violations, got.chunks_checked, got.components_exact) == (
+            strict.ok, strict.violations, strict.chunks_checked, strict.components_exact)
+    assert verify_file(tmp_path / "r.parquet").violations == verify_file(tmp_path / "r.json").violations
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(obj=tiny_releases(max_clusters=3, max_size=4))
+def test_json_and_parquet_convert_into_each_other_byte_for_byte(tmp_path, obj):
+    json_path, parquet_path, back = tmp_path / "a.json", tmp_path / "a.parquet", tmp_path / "b.json"
+    save_release(Release.from_dict(obj), json_path)
+    assert anonymizer_main(["convert", str(json_path), str(parquet_path)]) == 0
+    assert anonymizer_main(["convert", str(parquet_path), str(back)]) == 0
+    assert back.read_bytes() == json_path.read_bytes()
+
+
+def test_flat_index_from_arrays_equals_the_one_from_objects(tmp_path):
+    reference, fast, columnar = _forms(tmp_path, FIG2B)
+    a, b = flatten(reference), flatten(columnar)
+    for name in a.__dataclass_fields__:
+        x, y = getattr(a, name), getattr(b, name)
+        assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), name
+    assert flatten(columnar) is b  # cached on the release
+
+
+def test_objects_built_on_first_use_replace_the_arrays(tmp_path):
+    _, _, columnar = _forms(tmp_path, FIG2B)
+    flatten(columnar)
+    columnar.clusters[0].record_chunks.pop()  # a change the arrays do not know about
+    assert arrays_of(columnar) is None and not columnar.cache
+    assert flatten(columnar).n_chunks == 2
+    assert columnar.n_records == 10 and "sony tv" not in columnar.terms()
+
+
+def test_knowledge_of_every_attacker_is_the_same_for_every_form(tmp_path):
+    reference, fast, columnar = _forms(tmp_path, FIG2B)
+    for attacker in ("strong", "moderate", "weak"):
+        want = make_knowledge(reference, attacker, 5, vocabulary=["apple", "pear", "plum"])
+        for form in (fast, columnar):
+            got = make_knowledge(form, attacker, 5, vocabulary=["apple", "pear", "plum"])
+            assert (got.itemsets, got.source, got.details) == (want.itemsets, want.source, want.details)
+
+
+# ---- malformed parquet files ------------------------------------------------------------------------------
+
+
+def _table(**changes) -> pa.Table:
+    table = release_table(Release.from_dict(FIG2B))
+    meta = json.loads(table.schema.metadata[METADATA_KEY])
+    for key in ("params", "terms", "format"):
+        if key in changes:
+            meta[key] = changes.pop(key)
+    for name, column in changes.items():
+        table = table.set_column(table.column_names.index(name), name, column)
+    return table.replace_schema_metadata({METADATA_KEY: json.dumps(meta).encode()})
+
+
+def _chunks(nodes: list) -> pa.Array:
+    return pa.array(nodes, pa.large_list(pa.large_list(pa.large_list(pa.int32()))))
+
+
+GOOD_CHUNKS = release_table(Release.from_dict(FIG2B)).column("chunks").to_pylist()
+
+BAD_TABLES = {
+    "term id out of range": lambda: _table(chunks=_chunks([[[[0, 99]]], *GOOD_CHUNKS[1:]])),
+    "negative term id": lambda: _table(chunks=_chunks([[[[-1]]], *GOOD_CHUNKS[1:]])),
+    "unsorted sub-record": lambda: _table(chunks=_chunks([[[[3, 2]]], *GOOD_CHUNKS[1:]])),
+    "repeated term": lambda: _table(chunks=_chunks([[[[2, 2]]], *GOOD_CHUNKS[1:]])),
+    "empty sub-record": lambda: _table(chunks=_chunks([[[[]]], *GOOD_CHUNKS[1:]])),
+    "chunk larger than its cluster": lambda: _table(chunks=_chunks([[[[1]] * 6], *GOOD_CHUNKS[1:]])),
+    "size 0": lambda: _table(size=pa.array([0, 5, 0], pa.int64())),
+    "sizes overflow": lambda: _table(size=pa.array([2**31 - 1, 5, 0], pa.int64())),
+    "joint with a size": lambda: _table(size=pa.array([5, 5, 3], pa.int64())),
+    "joint before a cluster": lambda: _table(joint=pa.array([True, False, True])),
+    "child defined later": lambda: _table(children=pa.array([[], [], [2]], pa.large_list(pa.int64()))),
+    "repeated child": lambda: _table(children=pa.array([[], [], [0, 0]], pa.large_list(pa.int64()))),
+    "cluster with children": lambda: _table(children=pa.array([[1], [], [0, 1]], pa.large_list(pa.int64()))),
+    "repeated id": lambda: _table(id=pa.array(["P1", "P1", "J1"])),
+    "empty id": lambda: _table(id=pa.array(["P1", "", "J1"])),
+    "term id in term chunk out of range": lambda: _table(
+        term_chunk=pa.array([[50], [], []], pa.large_list(pa.int32()))),
+    "null entries": lambda: _table(term_chunk=pa.array([None, [], []], pa.large_list(pa.int32()))),
+    "unsorted vocabulary": lambda: _table(terms=["b", "a"] + [f"t{i}" for i in range(20)]),
+    "empty term": lambda: _table(terms=[""] + [f"t{i:02d}" for i in range(20)]),
+    "k below 2": lambda: _table(params={"k": 1, "m": 2}),
+    "no params": lambda: _table(params=None),
+    "another format": lambda: _table(format="generalized/1"),
+    "wrong column type": lambda: _table(size=pa.array([5.0, 5.0, 0.0], pa.float64())),
+    "no metadata": lambda: release_table(Release.from_dict(FIG2B)).replace_schema_metadata({}),
+    "metadata not JSON": lambda: release_table(Release.from_dict(FIG2B)).replace_schema_metadata(
+        {METADATA_KEY: b"{not json"}),
+    "another table": lambda: pa.table({"a": [1, 2]}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_TABLES))
+def test_a_malformed_parquet_release_is_one_error_line(tmp_path, case, capsys):
+    path = tmp_path / "bad.parquet"
+    pq.write_table(BAD_TABLES[case](), path)
+    with pytest.raises(InputError) as caught:
+        load_release(path)
+    message = str(caught.value)
+    assert message.startswith(str(path)) and "\n" not in message and len(message) < 300, message
+    for argv in (["verify", str(path)], ["reconstruct", str(path), "-o", str(tmp_path / "o.jsonl")],
+                 ["convert", str(path), str(tmp_path / "o.json")]):
+        assert anonymizer_main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.parquet"]
+
+
+@pytest.mark.parametrize("content", [b"PAR1", b"PAR1" + b"\0" * 100 + b"PAR1", b"PAR1garbage", b""])
+def test_a_damaged_parquet_file_is_one_error_line(tmp_path, content):
+    path = tmp_path / "bad.parquet"
+    if content:
+        path.write_bytes(content)
+    else:
+        pq.write_table(release_table(Release.from_dict(FIG2B)), path)
+        path.write_bytes(path.read_bytes()[:-30])  # truncated footer
+    with pytest.raises(InputError, match="bad.parquet"):
+        load_release(path)
+
+
+def test_a_release_whose_old_params_hold_a_seed_loads_without_it(tmp_path):
+    path = tmp_path / "old.parquet"
+    pq.write_table(_table(params={"k": 3, "m": 2, "seed": 7}), path)
+    assert "seed" not in read_release_parquet(path).params
+
+
+def test_validate_refuses_arrays_of_the_wrong_kind():
+    arrays = from_release(Release.from_dict(FIG2B))
+    arrays.sub_terms = arrays.sub_terms.astype(np.int64)
+    with pytest.raises(InputError, match="sub_terms"):
+        validate(arrays)
+
+
+# ---- the fast JSON reader ---------------------------------------------------------------------------------
+
+
+def test_json_depth_ignores_brackets_inside_strings():
+    for obj in ({"a": "x\"[[[[y"}, {"a": "\\"}, {"a": ["\\\"[", [[]]]}, {"a\\\"{": "]]]\\\\"}, [[[[]]]], {},
+                ["[", "", "]]", [["{"]]], FIG2B):
+        text = json.dumps(obj)
+        want = max_depth(text)
+        assert json_depth(text.encode()) == want, text
+    assert json_depth(b"[[[") == -1 and json_depth(b"]]") == -1
+
+
+def max_depth(text: str) -> int:
+    """Reference: walk the characters, tracking strings and escapes."""
+    depth = best = 0
+    inside = escaped = False
+    for ch in text:
+        if inside:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                inside = False
+        elif ch == '"':
+            inside = True
+        elif ch in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+FALLBACKS = {
+    "unsorted sub-record": json.dumps({**FIG2B, "clusters": [{"id": "P1", "size": 2, "record_chunks": [[["b", "a"]]],
+                                                               "term_chunk": []}], "joint_clusters": []}),
+    "repeated key": json.dumps(FIG2B)[:-1] + ', "params": {"k": 2, "m": 1}}',
+    "repeated key inside a cluster": json.dumps(FIG2B).replace('"size": 5', '"size": 5, "size": 5', 1),
+    "NaN size": json.dumps(FIG2B).replace('"size": 5', '"size": NaN', 1),
+    "float size": json.dumps(FIG2B).replace('"size": 5', '"size": 5.0', 1),
+    "two objects": json.dumps(FIG2B) + "\n" + json.dumps(FIG2B),
+    "no term chunk key": json.dumps({**FIG2B, "clusters": [{"id": "P1", "size": 2, "record_chunks": [[["a"]]]}],
+                                     "joint_clusters": []}),
+    "deeply nested": '{"format": "disassociated/1", "x": ' + "[" * 200_000 + "]" * 200_000 + "}",
+    "unknown child": json.dumps(FIG2B).replace('"children": ["P1", "P2"]', '"children": ["P1", "P7"]'),
+    "pretty-printed": json.dumps(FIG2B, indent=2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FALLBACKS))
+def test_what_the_fast_reader_leaves_gets_the_ordinary_result(tmp_path, case):
+    text = FALLBACKS[case]
+    path = tmp_path / "r.json"
+    path.write_text(text, encoding="utf-8")
+    try:
+        want: object = Release.from_dict(parse_json(text, str(path)), str(path)).to_dict()
+    except InputError as exc:
+        want = str(exc)
+    try:
+        got: object = load_release(path).to_dict()
+    except InputError as exc:
+        got = str(exc)
+    assert got == want
+    fast = arrays_from_json_bytes(text.encode())
+    assert (fast is not None) == (case in ("pretty-printed", "no term chunk key")), case
+
+
+def test_verify_reports_a_repeated_key_whichever_reader_runs(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(FALLBACKS["repeated key inside a cluster"], encoding="utf-8")
+    assert any("repeated" in line for line in verify_file(path).violations)
+
+
+def test_a_deeply_nested_release_is_one_error_line_in_a_fresh_process(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 500_000 + "]" * 500_000, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "attacks", "cover", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_anonymize_writes_the_parquet_form_and_the_same_release(tmp_path):
+    data = ROOT / "tests" / "data" / "alshuhail2021_table4.4_scores.csv"
+    common = [str(data), "-k", "2", "-m", "2", "--seed", "4"]
+    assert anonymizer_main([*common, "-o", str(tmp_path / "r.parquet"), "--truth", str(tmp_path / "t.json")]) == 0
+    assert anonymizer_main([*common, "-o", str(tmp_path / "r.json")]) == 0
+    assert (tmp_path / "r.parquet").read_bytes()[:4] == b"PAR1" and (tmp_path / "t.json").is_file()
+    assert load_release(tmp_path / "r.parquet") == load_release(tmp_path / "r.json")
