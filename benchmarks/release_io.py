@@ -80,7 +80,9 @@ import attacks.cover_cli as cli
 cli.load_release = timed(cli.load_release, LOAD)
 t = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):
-    cli.main([{release!r}, "--attacker", "strong", "--json"])
+    status = cli.main([{release!r}, "--attacker", "strong", "--json"])
+if status != 0:
+    sys.exit(f"exit status {{status}}")
 done(time.perf_counter() - t)
 """,
     "verify": """
@@ -92,7 +94,9 @@ slot = [0.0]
 v.verify = timed(v.verify, slot)
 t = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):
-    main(["verify", {release!r}])
+    status = main(["verify", {release!r}])
+if status not in (0, 1):
+    sys.exit(f"exit status {{status}}")
 CORE[0] = slot[0]
 done(time.perf_counter() - t)
 """,
@@ -102,7 +106,9 @@ from anonymizer.__main__ import main
 cli.load_release = timed(cli.load_release, LOAD)
 t = time.perf_counter()
 with contextlib.redirect_stderr(io.StringIO()):
-    main(["reconstruct", {release!r}, "--seed", "3", "-o", {output!r}])
+    status = main(["reconstruct", {release!r}, "--seed", "3", "-o", {output!r}])
+if status != 0:
+    sys.exit(f"exit status {{status}}")
 done(time.perf_counter() - t)
 """,
     "utility": """
@@ -111,7 +117,9 @@ from anonymizer.__main__ import main
 cli.load_release = timed(cli.load_release, LOAD)
 t = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-    main(["utility", {input!r}, {release!r}, "--json"])
+    status = main(["utility", {input!r}, {release!r}, "--json"])
+if status != 0:
+    sys.exit(f"exit status {{status}}")
 done(time.perf_counter() - t)
 """,
 }
