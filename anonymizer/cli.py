@@ -102,7 +102,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True,
                    help="release file to write: JSON, or the columnar parquet form if the name ends in .parquet")
     p.add_argument("--truth", default=None,
-                   help="truth file to write (JSON, never publish it); diffpart: the owner file with the seed")
+                   help="truth file to write (JSON, or parquet if the name ends in .parquet; never publish it); "
+                        "diffpart: the owner file with the seed (JSON)")
 
 
 def _load(source: str, fmt: str | None, **options: object) -> TransactionDataset:
@@ -141,8 +142,8 @@ def write_published_and_secret(published: dict, path: str, secret: dict | None, 
 def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:
     from anonymizer.release_parquet import wants_parquet, write_parquet_and_secret
 
-    if wants_parquet(release_path):  # the columnar form (anonymizer.release_parquet)
-        write_parquet_and_secret(release, release_path, truth.to_dict() if truth is not None else None, truth_path)
+    if wants_parquet(release_path) or (truth_path is not None and wants_parquet(truth_path)):
+        write_parquet_and_secret(release, release_path, truth, truth_path)  # the columnar forms
         return
     write_published_and_secret(release.to_dict(), release_path, truth.to_dict() if truth is not None else None,
                                truth_path)
@@ -177,9 +178,10 @@ def run(args: argparse.Namespace) -> int:
         from anonymizer.cli_baselines import run_baseline
         from anonymizer.release_parquet import wants_parquet
 
-        if wants_parquet(args.output):
-            raise InputError(f"{args.output}: the parquet form holds disassociated releases only; "
-                             f"write the {args.method} release as JSON")
+        for path in (args.output, args.truth):
+            if path is not None and wants_parquet(path):
+                raise InputError(f"{path}: the parquet form holds disassociated releases and their truth only; "
+                                 f"write the {args.method} files as JSON")
 
         return run_baseline(args)
     if args.max_cluster_size is None and args.k is not None:

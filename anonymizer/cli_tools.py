@@ -12,9 +12,10 @@
   release (Apriori, DiffPart; the metrics that do not apply print ``n/a``); INPUT is a dataset
   file or a registered dataset name.
 
-* ``convert RELEASE OUT``: rewrite a release in the other form: ``OUT`` ending in ``.parquet``
-  gets the parquet form (:mod:`anonymizer.release_parquet`), any other name the ``disassociated/1``
-  JSON; either form is read (:func:`anonymizer.release.load_release`), the output is atomic.
+* ``convert RELEASE OUT``: rewrite a release (or a truth file) in the other form: ``OUT`` ending
+  in ``.parquet`` gets the parquet form (:mod:`anonymizer.release_parquet`,
+  :mod:`anonymizer.truth_parquet`), any other name the JSON; either form is read
+  (:func:`anonymizer.release.load_release`, :func:`~anonymizer.release.load_truth`), the output is atomic.
 
 Bad arguments raise :class:`InputError` (one line, exit status 2 through the dispatcher).
 """
@@ -240,33 +241,36 @@ def run_utility(args: argparse.Namespace) -> int:
     return 0
 
 
-CONVERT_HELP = ("Rewrite a release in the other form: OUT ending in .parquet gets the columnar parquet form, any "
-                "other name the disassociated/1 JSON; the content is the same.")
+CONVERT_HELP = ("Rewrite a release (or a truth file) in the other form: OUT ending in .parquet gets the columnar "
+                "parquet form, any other name the JSON; the content is the same.")
 
 
 def add_convert_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``python -m anonymizer convert``."""
-    parser.add_argument("release", help="release file (JSON or parquet)")
+    parser.add_argument("release", help="release or truth file (JSON or parquet)")
     parser.add_argument("output", help="file to write: .parquet for the parquet form, any other name for JSON")
 
 
 def run_convert(args: argparse.Namespace) -> int:
     """``convert``: read a release in either form and write it in the form ``args.output`` names."""
-    from anonymizer.release import save_release
+    from anonymizer.release import TRUTH_FORMAT, load_truth, save_release, save_truth
     from anonymizer.release_parquet import save_release_parquet, wants_parquet
+    from anonymizer.truth_parquet import is_truth_parquet, save_truth_parquet
 
     check_output_paths({"output": args.output}, {"release": args.release})
     if _peek_format(args.release) == "generalized/1":
         raise InputError(f"{args.release}: a generalized/1 release (apriori, diffpart) has no parquet form")
     start = time.perf_counter()
-    release = load_release(args.release)
-    if wants_parquet(args.output):
-        save_release_parquet(release, args.output)
-    else:
-        save_release(release, args.output)
     form = "parquet" if wants_parquet(args.output) else "JSON"
-    print(f"wrote {args.output} ({form}; {release.n_records} records) in {time.perf_counter() - start:.2f}s",
-          file=sys.stderr)
+    if _peek_format(args.release) == TRUTH_FORMAT or is_truth_parquet(args.release):
+        truth = load_truth(args.release)
+        (save_truth_parquet if form == "parquet" else save_truth)(truth, args.output)
+        what = f"truth; {len(truth.clusters)} clusters"
+    else:
+        release = load_release(args.release)
+        (save_release_parquet if form == "parquet" else save_release)(release, args.output)
+        what = f"{release.n_records} records"
+    print(f"wrote {args.output} ({form} {what}) in {time.perf_counter() - start:.2f}s", file=sys.stderr)
     return 0
 
 

@@ -475,7 +475,13 @@ def load_release(path: str | os.PathLike[str]) -> Release:
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
-    """Read and validate a truth file."""
+    """Read and validate a truth file, JSON or parquet (:mod:`anonymizer.truth_parquet`)."""
+    from anonymizer.release_parquet import is_parquet
+
+    if is_parquet(path):
+        from anonymizer.truth_parquet import read_truth_parquet
+
+        return read_truth_parquet(path)
     return Truth.from_dict(_read_json(path), source=str(path))
 
 

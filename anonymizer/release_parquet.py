@@ -109,18 +109,31 @@ def save_release_parquet(release: Release | ReleaseArrays, path: str | os.PathLi
         pq.write_table(table, handle, compression="zstd")
 
 
-def write_parquet_and_secret(release: Release, path: str | os.PathLike[str], secret: dict[str, Any] | None,
-                             secret_path: str | os.PathLike[str] | None) -> None:
-    """Write ``release`` in the parquet form and its truth (JSON object ``secret``) through temporary
-    files; both are renamed only when both are complete, so a failure leaves neither."""
+def write_parquet_and_secret(release: Release, path: str | os.PathLike[str], truth: Any,
+                             truth_path: str | os.PathLike[str] | None) -> None:
+    """Write ``release`` and its ``truth`` (a :class:`~anonymizer.release.Truth`, or None) through
+    temporary files, each in the form its name asks for (:func:`wants_parquet`); both are renamed
+    only when both are complete, so a failure leaves neither."""
     import pyarrow.parquet as pq
 
-    table = release_table(release)
-    with atomic_open(path, "wb") as out:
-        pq.write_table(table, out, compression="zstd")
-        if secret is not None and secret_path is not None:
-            with atomic_open(secret_path, "w") as tout:
-                tout.write(json.dumps(secret, ensure_ascii=False) + "\n")
+    def write(handle: Any, table: Any, obj: Any) -> None:
+        if table is not None:
+            pq.write_table(table, handle, compression="zstd")
+        else:
+            handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+    def content(parquet: bool, thing: Any, to_table: Any) -> tuple[Any, Any]:
+        return (to_table(thing), None) if parquet else (None, thing.to_dict())
+
+    from anonymizer.truth_parquet import truth_table
+
+    r_table, r_obj = content(wants_parquet(path), release, release_table)
+    with atomic_open(path, "wb" if r_table is not None else "w") as out:
+        write(out, r_table, r_obj)
+        if truth is not None and truth_path is not None:
+            t_table, t_obj = content(wants_parquet(truth_path), truth, truth_table)
+            with atomic_open(truth_path, "wb" if t_table is not None else "w") as tout:
+                write(tout, t_table, t_obj)
 
 
 def _offsets(array: Any) -> np.ndarray:
