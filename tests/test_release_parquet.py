@@ -3,6 +3,7 @@ the same cover and verify results, and every malformed file is one InputError li
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -17,7 +18,8 @@ from hypothesis import strategies as st
 from release_strategies import tiny_releases
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.release import Release, load_release, save_release
+from anonymizer.disassociate import disassociate
+from anonymizer.release import Release, load_release, load_truth, save_release, save_truth
 from anonymizer.release_arrays import ArrayRelease, arrays_of, from_release, validate
 from anonymizer.release_json_fast import arrays_from_json_bytes, json_depth
 from anonymizer.release_parquet import (
@@ -26,12 +28,16 @@ from anonymizer.release_parquet import (
     release_table,
     save_release_parquet,
 )
+from anonymizer.safe import safe_disassociate
+from anonymizer.truth_parquet import TRUTH_METADATA_KEY, save_truth_parquet, truth_table
 from anonymizer.verify import verify, verify_file
 from attacks.cover import run_cover_attack
+from attacks.cover_cli import main as cover_main
 from attacks.cover_problem import flatten
 from attacks.knowledge import make_knowledge
 from corpora.errors import InputError
 from corpora.files import parse_json
+from corpora.synthetic import generate_quest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -320,3 +326,89 @@ def test_anonymize_writes_the_parquet_form_and_the_same_release(tmp_path):
     assert anonymizer_main([*common, "-o", str(tmp_path / "r.json")]) == 0
     assert (tmp_path / "r.parquet").read_bytes()[:4] == b"PAR1" and (tmp_path / "t.json").is_file()
     assert load_release(tmp_path / "r.parquet") == load_release(tmp_path / "r.json")
+
+
+# ---- truth files ------------------------------------------------------------------------------------------
+
+
+def _made(seed: int = 2, safe: bool = False):
+    release, truth = disassociate(generate_quest(300, 40, 6, seed=seed), 3, 2, 10, seed=seed)
+    return safe_disassociate(release, truth, seed=seed) if safe else (release, truth)
+
+
+@pytest.mark.parametrize("safe", [False, True])
+def test_a_truth_file_converts_both_ways_without_loss(tmp_path, safe):
+    release, truth = _made(safe=safe)
+    assert truth.clusters and (not safe or truth.safe_seed is not None)
+    save_truth_parquet(truth, tmp_path / "t.parquet")
+    back = load_truth(tmp_path / "t.parquet")
+    assert back == truth and back.to_dict() == truth.to_dict()
+    save_truth(truth, tmp_path / "t.json")
+    assert anonymizer_main(["convert", str(tmp_path / "t.json"), str(tmp_path / "c.parquet")]) == 0
+    assert anonymizer_main(["convert", str(tmp_path / "c.parquet"), str(tmp_path / "c.json")]) == 0
+    assert (tmp_path / "c.json").read_bytes() == (tmp_path / "t.json").read_bytes()
+    save_release(release, tmp_path / "r.json")
+    save_release_parquet(release, tmp_path / "r.parquet")
+    reports = []
+    for r, t in (("r.json", "t.json"), ("r.parquet", "t.parquet")):
+        out = tmp_path / f"{r}.out"
+        with open(out, "w", encoding="utf-8") as handle, contextlib.redirect_stdout(handle):
+            assert cover_main([str(tmp_path / r), "--truth", str(tmp_path / t), "--json"]) == 0
+        found = json.loads(out.read_text())
+        found.pop("seconds")
+        found.pop("knowledge_seconds")
+        reports.append(found)
+    assert reports[0] == reports[1] and reports[0]["knowledge_source"] == "truth"
+
+
+def _truth_table(**changes) -> pa.Table:
+    table = truth_table(_made()[1])
+    meta = json.loads(table.schema.metadata[TRUTH_METADATA_KEY])
+    meta.update(changes.pop("meta", {}))
+    for name, column in changes.items():
+        table = table.set_column(table.column_names.index(name), name, column)
+    return table.replace_schema_metadata({TRUTH_METADATA_KEY: json.dumps(meta).encode()})
+
+
+def _rows(table: pa.Table, name: str, value, typ) -> pa.Array:
+    values = table.column(name).to_pylist()
+    values[0] = value
+    return pa.array(values, typ)
+
+
+BAD_TRUTHS = {
+    "negative seed": lambda: _truth_table(meta={"seed": -1}),
+    "another format": lambda: _truth_table(meta={"format": "disassociated/1"}),
+    "null records": lambda: (lambda t: _truth_table(records=_rows(t, "records", None, pa.large_list(pa.int64()))))(
+        _truth_table()),
+    "terms without records": lambda: (lambda t: _truth_table(
+        term_chunk_terms=_rows(t, "term_chunk_terms", ["zz", *t.column("term_chunk_terms")[0].as_py()],
+                               pa.large_list(pa.string()))))(_truth_table()),
+    "a term twice": lambda: (lambda t: _truth_table(
+        term_chunk_terms=_rows(t, "term_chunk_terms", ["zz", "zz"], pa.large_list(pa.string())),
+        term_chunk_records=_rows(t, "term_chunk_records", [[1], [2]], pa.large_list(pa.large_list(pa.int64())))))(
+        _truth_table()),
+    "a joint first": lambda: (lambda t: _truth_table(joint=_rows(t, "joint", True, pa.bool_())))(_truth_table()),
+    "no metadata": lambda: _truth_table().replace_schema_metadata({}),
+    "another table": lambda: pa.table({"a": [1]}).replace_schema_metadata({b"disassociated-truth": b"{}"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_TRUTHS))
+def test_a_malformed_parquet_truth_is_one_error_line(tmp_path, case):
+    path = tmp_path / "bad.parquet"
+    pq.write_table(BAD_TRUTHS[case](), path)
+    with pytest.raises(InputError) as caught:
+        load_truth(path)
+    message = str(caught.value)
+    assert message.startswith(str(path)) and "\n" not in message and len(message) < 300, message
+
+
+def test_anonymize_writes_both_files_in_parquet(tmp_path):
+    data = ROOT / "tests" / "data" / "alshuhail2021_table4.4_scores.csv"
+    common = [str(data), "-k", "2", "-m", "2", "--seed", "4"]
+    assert anonymizer_main([*common, "-o", str(tmp_path / "r.parquet"), "--truth", str(tmp_path / "t.parquet")]) == 0
+    assert anonymizer_main([*common, "-o", str(tmp_path / "r.json"), "--truth", str(tmp_path / "t.json")]) == 0
+    assert load_truth(tmp_path / "t.parquet") == load_truth(tmp_path / "t.json")
+    assert anonymizer_main([str(data), "--method", "diffpart", "--epsilon", "1", "-o", str(tmp_path / "d.json"),
+                            "--truth", str(tmp_path / "d.parquet")]) == 2
