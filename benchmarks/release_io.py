@@ -5,13 +5,15 @@ size 30 and seed 1, then converted to parquet), each job runs in a fresh Python 
 peak memory is the job's own: ``os.wait4``), one at a time:
 
 * ``floor``: read the input file into Python sets, ``[set(l.split()) for l in open(f)]``;
-* ``load``: :func:`anonymizer.release.load_release` of the JSON / parquet release; ``load (old)``:
-  ``json.loads`` + :meth:`Release.from_dict`, what every command did before the columnar reader;
+* ``load``: :func:`anonymizer.release.load_release` of the JSON / parquet release (arrays);
+  ``load + objects``: and the cluster objects built from them; ``load (old)``: ``json.loads`` +
+  :meth:`Release.from_dict`, what every command did before the columnar reader;
 * ``cover``, ``verify``, ``reconstruct``, ``utility``: the command line's own ``main`` run in the
   process (``attacks cover R --attacker strong --json``, ``anonymizer verify R``, ``anonymizer
   reconstruct R -o OUT``, ``anonymizer utility INPUT R --json``), with the time spent reading the
-  release measured apart, so ``core`` = the command minus reading the release (verify: the time
-  inside :func:`anonymizer.verify.verify`).
+  release measured apart (for reconstruct and utility, building the cluster objects too), so
+  ``core`` = the command minus reading the release (verify: the time inside
+  :func:`anonymizer.verify.verify`, which includes its own parse of the clusters).
 
 Columns: seconds of the whole process (interpreter start and imports included), of the command
 (``main``), of reading the release, of the core, and the process's peak RSS in MB.
@@ -49,6 +51,13 @@ def timed(fn, slot):
         finally:
             slot[0] += time.perf_counter() - t
     return wrapper
+def objects(load):
+    # load_release, then the cluster objects built (what reconstruct and utility read)
+    def wrapper(*a, **kw):
+        release = load(*a, **kw)
+        release.clusters
+        return release
+    return wrapper
 def done(command_seconds):
     core = CORE[0] if CORE[0] is not None else command_seconds - LOAD[0]
     load = LOAD[0] if CORE[0] is None else command_seconds - CORE[0]
@@ -65,6 +74,14 @@ done(time.perf_counter() - t)
 from anonymizer.release import load_release
 t = time.perf_counter()
 release = load_release({release!r})
+LOAD[0] = time.perf_counter() - t
+done(LOAD[0])
+""",
+    "load + objects": """
+from anonymizer.release import load_release
+t = time.perf_counter()
+release = load_release({release!r})
+release.clusters
 LOAD[0] = time.perf_counter() - t
 done(LOAD[0])
 """,
@@ -103,7 +120,7 @@ done(time.perf_counter() - t)
     "reconstruct": """
 import anonymizer.cli_tools as cli
 from anonymizer.__main__ import main
-cli.load_release = timed(cli.load_release, LOAD)
+cli.load_release = timed(objects(cli.load_release), LOAD)
 t = time.perf_counter()
 with contextlib.redirect_stderr(io.StringIO()):
     status = main(["reconstruct", {release!r}, "--seed", "3", "-o", {output!r}])
@@ -114,7 +131,7 @@ done(time.perf_counter() - t)
     "utility": """
 import anonymizer.cli_tools as cli
 from anonymizer.__main__ import main
-cli.load_release = timed(cli.load_release, LOAD)
+cli.load_release = timed(objects(cli.load_release), LOAD)
 t = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     status = main(["utility", {input!r}, {release!r}, "--json"])
@@ -188,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
             if job == "floor":
                 plan.append(("floor", "text", data))
             elif job == "load":
-                plan += [("load (old)", "JSON", release), ("load", "JSON", release), ("load", "parquet", parquet)]
+                plan += [("load (old)", "JSON", release), ("load", "JSON", release), ("load", "parquet", parquet),
+                         ("load + objects", "JSON", release), ("load + objects", "parquet", parquet)]
             else:
                 plan += [(job, "JSON", release), (job, "parquet", parquet)]
         for job, form, path in plan:

@@ -41,6 +41,14 @@ from corpora.synthetic import generate_quest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+@pytest.fixture(autouse=True)
+def _fast_reader_for_small_files(monkeypatch):
+    """The fast JSON reader takes these tiny files too (it leaves files below 4 MiB to json.loads)."""
+    import anonymizer.release_json_fast
+
+    monkeypatch.setattr(anonymizer.release_json_fast, "MIN_FAST_BYTES", 0)
+
 FIG2B = {
     "format": "disassociated/1",
     "params": {"k": 3, "m": 2, "max_cluster_size": 5, "safe": False},
@@ -313,7 +321,7 @@ def test_verify_reports_a_repeated_key_whichever_reader_runs(tmp_path):
 
 def test_a_deeply_nested_release_is_one_error_line_in_a_fresh_process(tmp_path):
     path = tmp_path / "deep.json"
-    path.write_text("[" * 500_000 + "]" * 500_000, encoding="utf-8")
+    path.write_text("[" * 3_000_000 + "]" * 3_000_000, encoding="utf-8")  # above MIN_FAST_BYTES
     done = subprocess.run([sys.executable, "-m", "attacks", "cover", str(path)], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 2 and done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
