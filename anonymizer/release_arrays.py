@@ -218,12 +218,17 @@ def validate(a: ReleaseArrays, source: str = "release") -> ReleaseArrays:
     _check_offsets(a.child_off, a.children.size, "joint cluster children", source)
     if a.child_off.size != n_joints + 1:
         raise _fail(source, f"joint cluster children: {a.child_off.size - 1} entries for {n_joints} joint clusters")
-    for j in range(n_joints):
-        kids = a.children[a.child_off[j]:a.child_off[j + 1]]
-        if (not kids.size or int(kids.min()) < 0 or int(kids.max()) >= n + j
-                or np.unique(kids).size != kids.size):
-            raise _fail(source, f"joint_clusters[{j}]: 'children' must list distinct ids of clusters defined "
-                                "before it")
+    per_joint = np.diff(a.child_off)
+    owner = np.repeat(np.arange(n_joints, dtype=_INT), per_joint)
+    bad = np.zeros(n_joints, dtype=bool)
+    bad[per_joint == 0] = True
+    bad[owner[(a.children < 0) | (a.children >= n + owner)]] = True
+    pairs = np.lexsort((a.children, owner))
+    twice = (owner[pairs][1:] == owner[pairs][:-1]) & (a.children[pairs][1:] == a.children[pairs][:-1])
+    bad[owner[pairs][1:][twice]] = True
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise _fail(source, f"joint_clusters[{j}]: 'children' must list distinct ids of clusters defined before it")
     _check_chunks(a.shared_chunk_off, a.shared_sub_off, a.shared_term_off, a.shared_terms, n_joints, n_terms,
                   "shared", source)
     return a
@@ -278,7 +283,7 @@ class ArrayRelease(Release):
     returns None so no one reads arrays that might be stale.
     """
 
-    def __init__(self, arrays: ReleaseArrays) -> None:  # noqa: D107 - no dataclass __init__ on purpose
+    def __init__(self, arrays: ReleaseArrays) -> None:  # not the dataclass __init__: no cluster objects yet
         self.arrays = arrays
         self.params = arrays.params
         self._objects: Release | None = None

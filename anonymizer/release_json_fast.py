@@ -6,7 +6,7 @@ about 1.5 s, and the terms are then dictionary-encoded into the sorted vocabular
 
 This is a fast path, never a second reading of the format: :func:`read_release_json_arrays`
 returns ``None`` whenever the file is anything but a plain, canonical release (bigger than the
-bound, a NUL byte, not UTF-8, nested deeper than a release is, a repeated key, a value of another
+bound, a NUL byte, a byte order mark, not UTF-8, nested deeper than a release is, a repeated key, a value of another
 type, a missing key, unsorted or repeated terms in a sub-record, anything :func:`validate` refuses),
 and the caller then reads it with ``json.loads`` and :meth:`Release.from_dict`, which give the
 result or the one-line error they always gave. So both paths give the same release.
@@ -106,7 +106,7 @@ def arrays_from_json_bytes(data: bytes, source: str = "release") -> ReleaseArray
     import pyarrow as pa
     import pyarrow.json as pj
 
-    if b"\0" in data:
+    if b"\0" in data or data.startswith(b"\xef\xbb\xbf"):  # json.loads refuses a byte order mark, pyarrow not
         return None
     try:
         data.decode("utf-8")

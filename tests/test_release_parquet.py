@@ -292,6 +292,9 @@ FALLBACKS = {
     "deeply nested": '{"format": "disassociated/1", "x": ' + "[" * 200_000 + "]" * 200_000 + "}",
     "unknown child": json.dumps(FIG2B).replace('"children": ["P1", "P2"]', '"children": ["P1", "P7"]'),
     "pretty-printed": json.dumps(FIG2B, indent=2),
+    "byte order mark": "\ufeff" + json.dumps(FIG2B),
+    "control character in a term": json.dumps(FIG2B).replace("madonna", "mad\\tonna").replace("\\t", "\t"),
+    "infinite k": json.dumps(FIG2B).replace('"k": 3', '"k": Infinity'),
 }
 
 
