@@ -457,7 +457,7 @@ def load_release(path: str | os.PathLike[str]) -> Release:
     """
     from tqdm import tqdm
 
-    from anonymizer.release_arrays import ArrayRelease
+    from anonymizer.release_arrays import ArrayRelease, no_gc
     from anonymizer.release_json_fast import read_release_json_arrays
     from anonymizer.release_parquet import is_parquet, read_release_parquet
 
@@ -469,20 +469,23 @@ def load_release(path: str | os.PathLike[str]) -> Release:
         bar.update(1)
         if arrays is not None:
             return ArrayRelease(arrays)
-        obj = _read_json(path)
-        bar.update(1)
-        return Release.from_dict(obj, source=str(path))
+        with no_gc():
+            obj = _read_json(path)
+            bar.update(1)
+            return Release.from_dict(obj, source=str(path))
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
     """Read and validate a truth file, JSON or parquet (:mod:`anonymizer.truth_parquet`)."""
+    from anonymizer.release_arrays import no_gc
     from anonymizer.release_parquet import is_parquet
 
     if is_parquet(path):
         from anonymizer.truth_parquet import read_truth_parquet
 
         return read_truth_parquet(path)
-    return Truth.from_dict(_read_json(path), source=str(path))
+    with no_gc():
+        return Truth.from_dict(_read_json(path), source=str(path))
 
 
 def save_release(release: Release, path: str | os.PathLike[str]) -> None:
