@@ -26,6 +26,8 @@ Reading is bounded before any data is decoded: at most :data:`anonymizer.release
 bytes on disk and as many uncompressed bytes of column data, at most :data:`MAX_ROWS` rows, the
 exact column types above, no nulls; then :func:`anonymizer.release_arrays.validate` checks every
 offset, id and size. Any failure is one :class:`~corpora.errors.InputError` line naming the file.
+Nothing is unpickled: only plain arrow types are read (pyarrow >= 14 never unpickles an extension
+type named in a file's schema), and a schema other than the one above is refused before the data.
 """
 
 from __future__ import annotations
@@ -52,12 +54,15 @@ MAX_ROWS = 2**31 - 1
 
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
-    """True if ``path`` is a parquet file: it starts with ``PAR1`` (or, unreadable, its name ends in ``.parquet``)."""
+    """True if ``path`` is a parquet file: it starts with ``PAR1`` (or, not a readable regular file, its
+    name ends in ``.parquet``)."""
+    if not os.path.isfile(path):  # a pipe or device: reading its first bytes would consume them
+        return wants_parquet(path)
     try:
         with open(path, "rb") as handle:
             return handle.read(4) == PARQUET_MAGIC
     except OSError:
-        return str(path).lower().endswith(".parquet")
+        return wants_parquet(path)
 
 
 def wants_parquet(path: str | os.PathLike[str]) -> bool:
