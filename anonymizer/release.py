@@ -16,6 +16,11 @@ every field has its type, cluster sizes are positive integers that hold the sub-
 in each of their chunks, and all cluster sizes together stay below :data:`MAX_RECORDS`. A release
 written by an older version that still carries ``params.seed`` loads; the seed is dropped (it
 was public, so such a release should be made again).
+
+Both files also have a columnar parquet form with the same content (:mod:`anonymizer.release_parquet`,
+:mod:`anonymizer.truth_parquet`); :func:`load_release` and :func:`load_truth` read either form, and
+a large release is read into numpy arrays (:mod:`anonymizer.release_arrays`) whose cluster objects
+are built only when a command asks for them.
 """
 
 from __future__ import annotations
