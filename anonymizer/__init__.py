@@ -11,6 +11,7 @@ The Python API, in the order a data owner uses it::
     verify(safe).ok                                      # the independent check of Guarantee 1
     sample = reconstruct(safe, seed=1)                   # one dataset of the inverse transformation
     save_release(safe, "release.json"); save_truth(safe_truth, "truth.json")   # never publish the truth
+    save_release_parquet(safe, "release.parquet")       # the columnar form; load_release reads both
 
 The function names are also submodule names (``anonymizer.disassociate``, ``anonymizer.verify``,
 ``anonymizer.reconstruct``): here the package attribute is the function; import the module with
@@ -20,10 +21,12 @@ The function names are also submodule names (``anonymizer.disassociate``, ``anon
 from anonymizer.disassociate import DEFAULT_MAX_CLUSTER_SIZE, disassociate
 from anonymizer.reconstruct import reconstruct
 from anonymizer.release import Cluster, JointCluster, Release, Truth, load_release, load_truth, save_release, save_truth
+from anonymizer.release_parquet import save_release_parquet
 from anonymizer.safe import safe_disassociate, safe_disassociate_report
+from anonymizer.truth_parquet import save_truth_parquet
 from anonymizer.utility import utility_report
 from anonymizer.verify import VerifyReport, verify
 
 __all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "Cluster", "JointCluster", "Release", "Truth", "VerifyReport", "disassociate",
            "load_release", "load_truth", "reconstruct", "safe_disassociate", "safe_disassociate_report",
-           "save_release", "save_truth", "utility_report", "verify"]
+           "save_release", "save_release_parquet", "save_truth", "save_truth_parquet", "utility_report", "verify"]

@@ -1,4 +1,4 @@
-"""`python -m anonymizer`: anonymize a dataset, or `verify` / `reconstruct` / `utility` a release.
+"""`python -m anonymizer`: anonymize a dataset, or `verify` / `reconstruct` / `utility` / `convert` a release.
 
 One argparse parser with a subparser per command, so ``python -m anonymizer --help`` lists every
 command and ``python -m anonymizer COMMAND --help`` gives its options. ``anonymize`` is the
@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 from corpora.errors import ArgumentParser, run_cli
 
-SUBCOMMANDS = ("verify", "reconstruct", "utility")
+SUBCOMMANDS = ("verify", "reconstruct", "utility", "convert")
 COMMANDS = ("anonymize", *SUBCOMMANDS)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``python -m anonymizer`` and its four commands."""
+    """The parser of ``python -m anonymizer`` and its five commands."""
     from anonymizer import cli, cli_tools
 
     top = ArgumentParser(prog="python -m anonymizer",
@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
          cli_tools.RECONSTRUCT_HELP, cli_tools.add_reconstruct_arguments, cli_tools.run_reconstruct),
         ("utility", "information loss: tKd, tKd-a, re, re-a, tlost, tKd-ML^2, NCP",
          cli_tools.UTILITY_HELP, cli_tools.add_utility_arguments, cli_tools.run_utility),
+        ("convert", "rewrite a release as parquet (OUT.parquet) or as JSON",
+         cli_tools.CONVERT_HELP, cli_tools.add_convert_arguments, cli_tools.run_convert),
     )
     for name, short, description, add_arguments, run in commands:
         parser = sub.add_parser(name, help=short, description=description)

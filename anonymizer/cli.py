@@ -119,9 +119,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --executor dask and no --scheduler: worker processes of the local cluster (default 2)")
     p.add_argument("--format", choices=FORMATS, default=None, help="input format (default: by extension)")
     add_reading_options(p)
-    p.add_argument("-o", "--output", required=True, help="release file to write (JSON)")
+    p.add_argument("-o", "--output", required=True,
+                   help="release file to write: JSON, or the columnar parquet form if the name ends in .parquet")
     p.add_argument("--truth", default=None,
-                   help="truth file to write (JSON, never publish it); diffpart: the owner file with the seed")
+                   help="truth file to write (JSON, or parquet if the name ends in .parquet; never publish it); "
+                        "diffpart: the owner file with the seed (JSON)")
 
 
 def _load(source: str, fmt: str | None, **options: object) -> TransactionDataset:
@@ -192,6 +194,14 @@ def write_published_and_secret(published: dict, path: str, secret: dict | None, 
                 tout.write(json.dumps(secret, ensure_ascii=False) + "\n")
 
 
+def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:
+    """The release and truth in the form their names ask for (parquet or JSON), both or neither."""
+    from anonymizer.release_parquet import wants_parquet, write_parquet_and_secret
+
+    if wants_parquet(release_path) or (truth_path is not None and wants_parquet(truth_path)):
+        write_parquet_and_secret(release, release_path, truth, truth_path)  # the columnar forms
+        return
+    write_release_and_truth(release, truth, release_path, truth_path)
 
 
 def _check_method_options(args: argparse.Namespace) -> None:
@@ -223,6 +233,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--executor {args.executor} belongs to --method disassociation")
     if args.method != "disassociation":
         from anonymizer.cli_baselines import run_baseline
+        from anonymizer.release_parquet import wants_parquet
+
+        for path in (args.output, args.truth):
+            if path is not None and wants_parquet(path):
+                raise InputError(f"{path}: the parquet form holds disassociated releases and their truth only; "
+                                 f"write the {args.method} files as JSON")
 
         return run_baseline(args)
     if args.max_cluster_size is None and args.k is not None:
@@ -237,6 +253,12 @@ def run(args: argparse.Namespace) -> int:
     if args.executor != "dask" and (args.scheduler is not None or args.workers is not None):
         raise InputError("--scheduler and --workers belong to --executor dask")
     if args.executor == "dask" or args.split_depth:
+        from anonymizer.release_parquet import wants_parquet
+
+        for path in (args.output, args.truth):
+            if path is not None and wants_parquet(path):
+                raise InputError(f"{path}: split and Dask runs stream JSON part by part; write JSON and convert it "
+                                 "with python -m anonymizer convert")
         return _run_split(args)
     start = time.perf_counter()
     dataset = _load(args.input, args.format, **reading_options(args))
@@ -261,7 +283,7 @@ def run(args: argparse.Namespace) -> int:
     load_seconds = loaded - start
     figures = summarize(dataset, release, truth)
     writing = time.perf_counter()
-    write_release_and_truth(release, truth if args.truth else None, args.output, args.truth)
+    _write(release, truth if args.truth else None, args.output, args.truth)
     _print_run(args, dataset.name or args.input, len(dataset), figures, steps.records_suppressed,
                steps.records_moved, safe_line,
                f"loading {load_seconds:.2f}, disassociation {seconds:.2f} ({_phases(vars(steps))}), "

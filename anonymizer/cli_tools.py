@@ -12,6 +12,11 @@
   release (Apriori, DiffPart; the metrics that do not apply print ``n/a``); INPUT is a dataset
   file or a registered dataset name.
 
+* ``convert RELEASE OUT``: rewrite a release (or a truth file) in the other form: ``OUT`` ending
+  in ``.parquet`` gets the parquet form (:mod:`anonymizer.release_parquet`,
+  :mod:`anonymizer.truth_parquet`), any other name the JSON; either form is read
+  (:func:`anonymizer.release.load_release`, :func:`~anonymizer.release.load_truth`), the output is atomic.
+
 Bad arguments raise :class:`InputError` (one line, exit status 2 through the dispatcher).
 """
 
@@ -33,10 +38,10 @@ from corpora.files import atomic_open, check_output_paths
 from corpora.formats import FORMATS
 
 __all__ = ["main", "load_input_dataset", "add_verify_arguments", "run_verify", "add_reconstruct_arguments",
-           "run_reconstruct", "add_utility_arguments", "run_utility", "VERIFY_HELP", "RECONSTRUCT_HELP",
-           "UTILITY_HELP"]
+           "run_reconstruct", "add_utility_arguments", "run_utility", "add_convert_arguments", "run_convert",
+           "VERIFY_HELP", "RECONSTRUCT_HELP", "UTILITY_HELP", "CONVERT_HELP"]
 
-COMMANDS = ("verify", "reconstruct", "utility")
+COMMANDS = ("verify", "reconstruct", "utility", "convert")
 
 
 def _nonneg_int(text: str) -> int:
@@ -88,7 +93,7 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``python -m anonymizer verify``."""
     from anonymizer.verify import EXACT_MAX_RECORDS
 
-    parser.add_argument("release", help="release JSON file")
+    parser.add_argument("release", help="release file (JSON or parquet)")
     parser.add_argument("--exact", action="store_true",
                         help="search every component exactly, whatever its size (may be slow on large ones)")
     parser.add_argument("--exact-max-records", type=_nonneg_int, default=EXACT_MAX_RECORDS, metavar="N",
@@ -125,7 +130,7 @@ def add_reconstruct_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``python -m anonymizer reconstruct``."""
     from anonymizer.reconstruct import TERM_RULES
 
-    parser.add_argument("release", help="release JSON file")
+    parser.add_argument("release", help="release file (JSON or parquet)")
     parser.add_argument("--seed", type=seed_argument, default=0, help="random seed (default 0)")
     parser.add_argument("--term-rule", choices=TERM_RULES, default="one",
                         help="records per term-chunk term: one (default) or uniform in 1..k-1")
@@ -156,7 +161,7 @@ UTILITY_HELP = ("Information loss of a release: tKd, tKd-a, re, re-a, tlost, tKd
 def add_utility_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``python -m anonymizer utility``."""
     parser.add_argument("input", help="the original dataset: a file or a registered dataset name")
-    parser.add_argument("release", help="release JSON file")
+    parser.add_argument("release", help="release file (JSON or parquet)")
     parser.add_argument("--format", choices=FORMATS, default=None, help="format of INPUT (default: by extension)")
     add_reading_options(parser, what="INPUT")
     parser.add_argument("--reconstructions", type=_pos_int, default=1, help="reconstructions to average (default 1)")
@@ -233,6 +238,39 @@ def run_utility(args: argparse.Namespace) -> int:
         print(f"NCP      {show(report.ncp, '(normalized certainty penalty of generalized items)')}")
         print(f"method  {report.method}")
         print(f"seconds {seconds:.2f}")
+    return 0
+
+
+CONVERT_HELP = ("Rewrite a release (or a truth file) in the other form: OUT ending in .parquet gets the columnar "
+                "parquet form, any other name the JSON; the content is the same.")
+
+
+def add_convert_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``python -m anonymizer convert``."""
+    parser.add_argument("release", help="release or truth file (JSON or parquet)")
+    parser.add_argument("output", help="file to write: .parquet for the parquet form, any other name for JSON")
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    """``convert``: read a release in either form and write it in the form ``args.output`` names."""
+    from anonymizer.release import TRUTH_FORMAT, load_truth, save_release, save_truth
+    from anonymizer.release_parquet import save_release_parquet, wants_parquet
+    from anonymizer.truth_parquet import is_truth_parquet, save_truth_parquet
+
+    check_output_paths({"output": args.output}, {"release": args.release})
+    if _peek_format(args.release) == "generalized/1":
+        raise InputError(f"{args.release}: a generalized/1 release (apriori, diffpart) has no parquet form")
+    start = time.perf_counter()
+    form = "parquet" if wants_parquet(args.output) else "JSON"
+    if _peek_format(args.release) == TRUTH_FORMAT or is_truth_parquet(args.release):
+        truth = load_truth(args.release)
+        (save_truth_parquet if form == "parquet" else save_truth)(truth, args.output)
+        what = f"truth; {len(truth.clusters)} clusters"
+    else:
+        release = load_release(args.release)
+        (save_release_parquet if form == "parquet" else save_release)(release, args.output)
+        what = f"{release.n_records} records"
+    print(f"wrote {args.output} ({form} {what}) in {time.perf_counter() - start:.2f}s", file=sys.stderr)
     return 0
 
 

@@ -16,6 +16,11 @@ every field has its type, cluster sizes are positive integers that hold the sub-
 in each of their chunks, and all cluster sizes together stay below :data:`MAX_RECORDS`. A release
 written by an older version that still carries ``params.seed`` loads; the seed is dropped (it
 was public, so such a release should be made again).
+
+Both files also have a columnar parquet form with the same content (:mod:`anonymizer.release_parquet`,
+:mod:`anonymizer.truth_parquet`); :func:`load_release` and :func:`load_truth` read either form, and
+a large release is read into numpy arrays (:mod:`anonymizer.release_arrays`) whose cluster objects
+are built only when a command asks for them.
 """
 
 from __future__ import annotations
@@ -447,13 +452,45 @@ def _read_json(path: str | os.PathLike[str]) -> Any:
 
 
 def load_release(path: str | os.PathLike[str]) -> Release:
-    """Read and validate a release file."""
-    return Release.from_dict(_read_json(path), source=str(path))
+    """Read and validate a release file, JSON or parquet (:mod:`anonymizer.release_parquet`).
+
+    A parquet file (it starts with ``PAR1``, or its name ends in ``.parquet``) and a plain JSON
+    release (:mod:`anonymizer.release_json_fast`) are read into arrays: the result is an
+    :class:`anonymizer.release_arrays.ArrayRelease`, whose cluster objects are built on first use.
+    Any other JSON file is read with ``json.loads`` and :meth:`Release.from_dict`. Either way the
+    release is the same and fully validated; a progress bar shows on a terminal after one second.
+    """
+    from tqdm import tqdm
+
+    from anonymizer.release_arrays import ArrayRelease, no_gc
+    from anonymizer.release_json_fast import read_release_json_arrays
+    from anonymizer.release_parquet import is_parquet, read_release_parquet
+
+    with tqdm(total=2, desc=f"reading {os.path.basename(str(path))}", unit="step", disable=None, delay=1.0,
+              leave=False) as bar:
+        if is_parquet(path):
+            return read_release_parquet(path)
+        arrays = read_release_json_arrays(path)
+        bar.update(1)
+        if arrays is not None:
+            return ArrayRelease(arrays)
+        with no_gc():
+            obj = _read_json(path)
+            bar.update(1)
+            return Release.from_dict(obj, source=str(path))
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
-    """Read and validate a truth file."""
-    return Truth.from_dict(_read_json(path), source=str(path))
+    """Read and validate a truth file, JSON or parquet (:mod:`anonymizer.truth_parquet`)."""
+    from anonymizer.release_arrays import no_gc
+    from anonymizer.release_parquet import is_parquet
+
+    if is_parquet(path):
+        from anonymizer.truth_parquet import read_truth_parquet
+
+        return read_truth_parquet(path)
+    with no_gc():
+        return Truth.from_dict(_read_json(path), source=str(path))
 
 
 def save_release(release: Release, path: str | os.PathLike[str]) -> None:

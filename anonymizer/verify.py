@@ -54,6 +54,13 @@ safe disassociation may move a record-chunk term of a leaf into its term chunk l
 leaf's records then hold every occurrence of the term already, so no shared sub-record with it
 can go there (the exact search and the sampler both apply that rule); it is no violation.
 The exact search runs only on components without such violations.
+
+**Reading.** A JSON release is parsed here, strictly. A parquet release, and a JSON release that
+the fast reader of :mod:`anonymizer.release_json_fast` accepts (a plain, canonical file: no key
+repeated, every sub-record's terms sorted and distinct), are read into arrays and checked by
+:func:`anonymizer.release_arrays.validate` (every sub-record non-empty, sorted and distinct, every
+id and offset in range), so their sub-records are not checked again one by one here; everything
+else above is checked the same way for both.
 """
 
 from __future__ import annotations
@@ -192,9 +199,13 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _parse_chunks(raw: Any, where: str, out: list[str], fatal: list[str]) -> tuple[list[list[tuple[str, ...]]], bool]:
+def _parse_chunks(raw: Any, where: str, out: list[str], fatal: list[str],
+                  trusted: bool = False) -> tuple[list[list[tuple[str, ...]]], bool]:
     """The chunks of ``raw`` as sorted term tuples; the flag says whether every sub-record was
-    well formed (a repeated term or an empty sub-record is a violation, a wrong type is fatal)."""
+    well formed (a repeated term or an empty sub-record is a violation, a wrong type is fatal).
+    ``trusted``: the sub-records are sorted tuples of distinct terms already (module docstring)."""
+    if trusted and isinstance(raw, list):
+        return [list(chunk) for chunk in raw], True
     if not isinstance(raw, list):
         fatal.append(f"{where}s must be a list of chunks, got {_short(raw)}")
         return [], False
@@ -260,7 +271,7 @@ def _entries(obj: Mapping[str, Any], key: str, default: Any, seen: set[str],
         yield entry, eid
 
 
-def _parse(obj: Any, source: str, out: list[str]) -> _Parsed:
+def _parse(obj: Any, source: str, out: list[str], trusted: bool = False) -> _Parsed:
     """Parse ``obj`` strictly. Content problems of a well-typed release go to ``out``; a document
     that is not a ``disassociated/1`` release (wrong format, a wrong type or range, a missing
     key, an unknown child, a chunk with more sub-records than records) raises one InputError."""
@@ -282,7 +293,7 @@ def _parse(obj: Any, source: str, out: list[str]) -> _Parsed:
         if not _is_int(size) or not 1 <= size <= MAX_RECORDS:
             fatal.append(f"{name}: size must be a positive integer of at most {MAX_RECORDS}, got {_short(size)}")
             size = 0
-        chunks, sound = _parse_chunks(c.get("record_chunks"), f"{name} record chunk", out, fatal)
+        chunks, sound = _parse_chunks(c.get("record_chunks"), f"{name} record chunk", out, fatal, trusted)
         for j, chunk in enumerate(chunks):
             if size and len(chunk) > size:
                 fatal.append(f"{name} record chunk {j}: {len(chunk)} sub-records exceed the cluster size {size}")
@@ -318,7 +329,7 @@ def _parse(obj: Any, source: str, out: list[str]) -> _Parsed:
                 children.append(child)
         seen.add(jid)
         records[jid] = sum(records[ch] for ch in children)
-        chunks, sound = _parse_chunks(j.get("shared_chunks"), f"{name} shared chunk", out, fatal)
+        chunks, sound = _parse_chunks(j.get("shared_chunks"), f"{name} shared chunk", out, fatal, trusted)
         for n, chunk in enumerate(chunks):
             if len(chunk) > records[jid]:
                 fatal.append(f"{name} shared chunk {n}: {len(chunk)} sub-records exceed the {records[jid]} records "
@@ -519,9 +530,12 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
     """
     if isinstance(release, (str, os.PathLike)):
         return verify_file(release, exact=exact, exact_max_records=exact_max_records)
-    obj = release.to_dict() if hasattr(release, "to_dict") else release
+    from anonymizer.release_arrays import arrays_of
+
+    trusted = arrays_of(release) is not None
+    obj = _plain(release) if trusted else release.to_dict() if hasattr(release, "to_dict") else release
     out: list[str] = []
-    parsed = _parse(obj, source, out)
+    parsed = _parse(obj, source, out, trusted)
     lemma2 = {}
     for c in parsed.clusters:
         line = _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound)
@@ -534,12 +548,32 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
                         components_exact=n_exact, components_sufficient=n_sufficient, k=parsed.k, m=parsed.m)
 
 
+def _plain(release: Any) -> dict[str, Any]:
+    """The ``disassociated/1`` object of a release read into arrays, its sub-records kept as tuples."""
+    objects = release.arrays.to_release()
+    return {"format": RELEASE_FORMAT, "params": dict(release.params),
+            "clusters": [{"id": c.id, "size": c.size, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk}
+                         for c in objects.clusters],
+            "joint_clusters": [{"id": j.id, "children": j.children, "shared_chunks": j.shared_chunks}
+                               for j in objects.joint_clusters]}
+
+
 def verify_file(path: str | os.PathLike[str], exact: bool = False,
                 exact_max_records: int = EXACT_MAX_RECORDS) -> VerifyReport:
     """Read a release file strictly (a key repeated in a JSON object is a violation) and :func:`verify` it.
 
     The file is read with :func:`corpora.files.read_text_bounded` (at most
-    :data:`MAX_RELEASE_BYTES`, UTF-8, no NUL byte)."""
+    :data:`MAX_RELEASE_BYTES`, UTF-8, no NUL byte). A parquet release, and a JSON release the fast
+    reader accepts, are read into arrays (module docstring, "Reading")."""
+    from anonymizer.release_arrays import ArrayRelease
+    from anonymizer.release_json_fast import read_release_json_arrays
+    from anonymizer.release_parquet import is_parquet, read_release_parquet
+
+    if is_parquet(path):
+        return verify(read_release_parquet(path), exact=exact, exact_max_records=exact_max_records, source=str(path))
+    arrays = read_release_json_arrays(path)
+    if arrays is not None:
+        return verify(ArrayRelease(arrays), exact=exact, exact_max_records=exact_max_records, source=str(path))
     text = read_text_bounded(path, MAX_RELEASE_BYTES)
     repeated: list[str] = []
 

@@ -48,6 +48,14 @@ from corpora.errors import InputError
 __all__ = ["CoverProblem", "Breach", "CoverReport", "detect", "run_cover_attack", "knowledge_pair_keys"]
 
 
+def _fields_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``dataclasses.asdict`` for the flat records of this module (fields hold scalars and lists of
+    strings): the same dict, without asdict's recursive deep copy (seconds on a 1M-record report)."""
+    return {name: list(value) if isinstance(value, list) else value
+            for name in obj.__dataclass_fields__ if name not in skip
+            for value in (getattr(obj, name),)}
+
+
 @dataclass
 class CoverProblem:
     """One cover problem: in ``cluster``'s record chunk ``chunk``, ``covered`` items are covered by ``covering``.
@@ -68,7 +76,7 @@ class CoverProblem:
     linkable: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = _fields_dict(self)
         if self.item is None:
             del out["item"], out["item_chunk"]
         if self.linkable is None:
@@ -88,7 +96,7 @@ class Breach:
     records: int
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _fields_dict(self)
 
 
 @dataclass
@@ -114,7 +122,7 @@ class CoverReport:
 
     def to_dict(self) -> dict[str, Any]:
         """Every count and the listings, as plain Python values (what ``--json`` prints)."""
-        out = {k: v for k, v in asdict(self).items() if k not in ("cover_problems", "breach_list")}
+        out = _fields_dict(self, skip=("cover_problems", "breach_list"))
         out["cover_problems"] = [p.to_dict() for p in self.cover_problems]
         out["breach_list"] = [b.to_dict() for b in self.breach_list]
         return out
@@ -125,7 +133,7 @@ class CoverReport:
 
     def summary(self) -> dict[str, Any]:
         """The counts without the listings."""
-        return {k: v for k, v in self.to_dict().items() if k not in ("cover_problems", "breach_list")}
+        return _fields_dict(self, skip=("cover_problems", "breach_list"))
 
     def to_frame(self, what: str = "cover_problems") -> Any:
         """A pandas DataFrame, one row per cover problem (``what="cover_problems"``) or per breach

@@ -41,8 +41,10 @@ import numpy as np
 import pandas as pd
 
 from anonymizer.release import Release
+from anonymizer.release_arrays import ReleaseArrays
 
-__all__ = ["FlatRelease", "flatten", "AwadCovers", "awad_covers", "BarakatRelations", "barakat_relations"]
+__all__ = ["FlatRelease", "flatten", "flatten_arrays", "AwadCovers", "awad_covers", "BarakatRelations",
+           "barakat_relations"]
 
 
 @dataclass
@@ -82,27 +84,54 @@ class FlatRelease:
 
 
 def flatten(release: Release) -> FlatRelease:
-    """Index the record chunks of ``release`` (one pass in Python, the rest in numpy)."""
+    """Index the record chunks of ``release``: straight from its arrays when it was read into arrays
+    (:func:`anonymizer.release_arrays.arrays_of`; cached on the release), else one pass over its objects."""
+    from anonymizer.release_arrays import ArrayRelease, arrays_of
+
+    arrays = arrays_of(release)
+    if arrays is not None and isinstance(release, ArrayRelease):
+        if "flat" not in release.cache:
+            release.cache["flat"] = flatten_arrays(arrays)
+        return release.cache["flat"]
     per_cluster = [len(c.record_chunks) for c in release.clusters]
     all_chunks = [chunk for c in release.clusters for chunk in c.record_chunks]
     chunk_nsub = list(map(len, all_chunks))
     subs = list(itertools.chain.from_iterable(all_chunks))
     sub_len = list(map(len, subs))
     items = list(itertools.chain.from_iterable(subs))
-    counts_pc = np.asarray(per_cluster, dtype=np.int64)
+    codes, uniques = pd.factorize(np.asarray(items, dtype=object), sort=True) if items else (
+        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
+    return _index(np.asarray(per_cluster, dtype=np.int64), np.asarray(chunk_nsub, dtype=np.int64),
+                  np.asarray(sub_len, dtype=np.int64), np.asarray(codes, dtype=np.int64),
+                  np.asarray(uniques, dtype=object), [c.id for c in release.clusters],
+                  np.asarray([c.size for c in release.clusters], dtype=np.int64))
+
+
+def flatten_arrays(arrays: ReleaseArrays) -> FlatRelease:
+    """:func:`flatten` of a release held as :class:`~anonymizer.release_arrays.ReleaseArrays` (numpy only).
+
+    The vocabulary is cut to the terms of the record chunks, so the index is the one :func:`flatten`
+    builds from the objects, id for id."""
+    ids = arrays.sub_terms.astype(np.int64)
+    used = np.zeros(len(arrays.terms), dtype=bool)
+    used[ids] = True
+    code = np.cumsum(used) - 1
+    terms = np.asarray(arrays.terms, dtype=object)[used] if used.size else np.zeros(0, dtype=object)
+    return _index(np.diff(arrays.chunk_off), np.diff(arrays.sub_off), np.diff(arrays.term_off), code[ids], terms,
+                  list(arrays.cluster_ids), arrays.cluster_size.astype(np.int64))
+
+
+def _index(counts_pc: np.ndarray, nsub: np.ndarray, slen: np.ndarray, codes: np.ndarray, terms: np.ndarray,
+           cluster_ids: list[str], cluster_size: np.ndarray) -> FlatRelease:
+    """The :class:`FlatRelease` of chunks per cluster, sub-records per chunk, terms per sub-record and
+    the sorted-vocabulary codes of every item occurrence."""
     first_chunk = np.zeros(counts_pc.size, dtype=np.int64)
     if counts_pc.size:
         np.cumsum(counts_pc[:-1], out=first_chunk[1:])
     chunk_cluster = np.repeat(np.arange(counts_pc.size, dtype=np.int64), counts_pc)
     chunk_index = np.arange(chunk_cluster.size, dtype=np.int64) - first_chunk[chunk_cluster]
-    n_chunks = len(chunk_nsub)
-    codes, uniques = pd.factorize(np.asarray(items, dtype=object), sort=True) if items else (
-        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
-    codes = np.asarray(codes, dtype=np.int64)
-    terms = np.asarray(uniques, dtype=object)
+    n_chunks = int(nsub.size)
     n_terms = max(int(terms.size), 1)
-    nsub = np.asarray(chunk_nsub, dtype=np.int64)
-    slen = np.asarray(sub_len, dtype=np.int64)
     sub_chunk = np.repeat(np.arange(n_chunks, dtype=np.int64), nsub)
     occ_sub = np.repeat(np.arange(slen.size, dtype=np.int64), slen)
     occ_chunk = sub_chunk[occ_sub]
@@ -119,8 +148,8 @@ def flatten(release: Release) -> FlatRelease:
     np.cumsum(nterms_chunk, out=off[1:])
     return FlatRelease(
         terms=terms,
-        cluster_ids=[c.id for c in release.clusters],
-        cluster_size=np.asarray([c.size for c in release.clusters], dtype=np.int64),
+        cluster_ids=cluster_ids,
+        cluster_size=cluster_size,
         cluster_first_chunk=first_chunk,
         chunk_cluster=chunk_cluster,
         chunk_index=chunk_index,

@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from anonymizer.release import Release, Truth
+from anonymizer.release_arrays import arrays_of
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import atomic_open, parse_json, read_text_bounded
@@ -252,7 +253,9 @@ def _strong_from_records(records: dict[str, list[set[str]]], pairs: dict[str, di
 
 def _strong_from_release(release: Release, detail: dict[str, list[tuple[str, str, list[str]]]], m: int,
                          rng: np.random.Generator) -> list[Itemset]:
-    size = {c.id: c.size for c in release.clusters}
+    arrays = arrays_of(release)
+    size = (dict(zip(arrays.cluster_ids, arrays.cluster_size.tolist(), strict=True)) if arrays is not None
+            else {c.id: c.size for c in release.clusters})
     out: list[Itemset] = []
     for cid, rels in detail.items():
         chosen: list[Itemset] = []
