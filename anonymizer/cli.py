@@ -356,7 +356,7 @@ def _run_split(args: argparse.Namespace) -> int:
 
 def _stream(args: argparse.Namespace, settings: object, depth: int, seed: int, results: Iterable
             ) -> tuple[RunFigures, int, int]:
-    from anonymizer.disassociate import no_gc
+    from anonymizer.gcpause import no_gc
     from anonymizer.parts import split_params
 
     figures = RunFigures()

@@ -16,14 +16,13 @@ clusters. The truth file lists the record id of every published sub-record in th
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from anonymizer.gcpause import no_gc
 from anonymizer.horpart import BOUNDED_STRATEGIES, HORPART_STRATEGIES, HorizontalPartition, horpart, join_small_clusters
 from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
 from anonymizer.seeds import generator, resolve_seed
@@ -32,7 +31,7 @@ from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
 __all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "DisassociationTimings", "default_max_cluster_size", "disassociate",
-           "build_release", "check_split_depth", "no_gc", "validate_parameters"]
+           "build_release", "check_split_depth", "validate_parameters"]
 
 _HASH_SEED = 0x5EED_D15A
 """Seed of the fixed table of 64-bit term hashes that gives sub-records their content order."""
@@ -56,22 +55,6 @@ class DisassociationTimings:
     @property
     def total(self) -> float:
         return self.horpart + self.verpart + self.refine + self.build
-
-
-@contextlib.contextmanager
-def no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while millions of small lists and tuples are built.
-
-    The objects made here hold no reference cycles; without the pause every generation-0 sweep
-    walks the growing heap again, which turns the build quadratic. Restored on exit.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _is_int(x: object) -> bool:

@@ -462,7 +462,8 @@ def load_release(path: str | os.PathLike[str]) -> Release:
     """
     from tqdm import tqdm
 
-    from anonymizer.release_arrays import ArrayRelease, no_gc
+    from anonymizer.gcpause import no_gc
+    from anonymizer.release_arrays import ArrayRelease
     from anonymizer.release_json_fast import read_release_json_arrays
     from anonymizer.release_parquet import is_parquet, read_release_parquet
 
@@ -482,7 +483,7 @@ def load_release(path: str | os.PathLike[str]) -> Release:
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
     """Read and validate a truth file, JSON or parquet (:mod:`anonymizer.truth_parquet`)."""
-    from anonymizer.release_arrays import no_gc
+    from anonymizer.gcpause import no_gc
     from anonymizer.release_parquet import is_parquet
 
     if is_parquet(path):

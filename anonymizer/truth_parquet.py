@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from anonymizer.gcpause import no_gc
 from anonymizer.release import MAX_JSON_BYTES, TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth
-from anonymizer.release_arrays import no_gc
 from anonymizer.release_parquet import MAX_ROWS
 from anonymizer.seeds import check_seed
 from corpora.errors import InputError
