@@ -422,8 +422,17 @@ def _prepare(dataset: TransactionDataset, partitions: Sequence[PartitionLike]) -
     occ_key = occ_key[hit]
     occ_rec = np.repeat(all_recs, lens)[hit]
     del hit
-    order = np.lexsort((occ_rec, occ_key))
-    occ_key, occ_rec = occ_key[order], occ_rec[order]
+    # By (partition, term), then record: one sort of a combined key when it fits in 64 bits (the
+    # pairs are distinct, so any correct sort gives the same order as the lexsort fallback).
+    if occ_key.size and (int(occ_key.max()) + 1) * n < 2**63:
+        occ_key *= n
+        occ_key += occ_rec
+        occ_key.sort()
+        occ_rec = occ_key % n
+        occ_key //= n
+    else:
+        order = np.lexsort((occ_rec, occ_key))
+        occ_key, occ_rec = occ_key[order], occ_rec[order]
     first = np.flatnonzero(np.concatenate(([True], occ_key[1:] != occ_key[:-1]))) if occ_key.size else occ_key
     group_key = occ_key[first]
     group_part = group_key // vocab
@@ -478,7 +487,7 @@ def refine(
     rank = np.empty(n_terms, dtype=np.int64)
     rank[np.lexsort((np.arange(n_terms), -tcs))] = np.arange(n_terms)
     granks = rank[gterm]
-    by_rank = np.lexsort((granks, np.asarray(gpart, dtype=np.int64))) if gpart else np.zeros(0, np.int64)
+    by_rank = np.lexsort((granks, np.frombuffer(gpart, dtype=np.int64))) if gpart else np.zeros(0, np.int64)
     rank_bytes = granks[by_rank].astype(">u4").tobytes()
 
     def merged_key(key_a: bytes, key_b: bytes, placed: list[int]) -> bytes:
@@ -492,7 +501,7 @@ def refine(
     # first use for a simple cluster; ``keys``: ordering key (b"" once joined or if empty).
     term_obj = list(range(n_terms))  # one int object per term id, shared by all dicts
     gterm_list = [term_obj[t] for t in gterm.tolist()]
-    gsize = _int_array(np.diff(np.asarray(gstart, dtype=np.int64)))  # support of each group
+    gsize = _int_array(np.diff(np.frombuffer(gstart, dtype=np.int64)))  # support of each group
     # A simple cluster's dict is built when it is tried (not kept: most clusters never join).
     vtc: list[dict[int, int | list[int]] | None] = [None] * n_parts
     t_r: list[set[int] | None] = [None] * n_parts
