@@ -305,7 +305,8 @@ def build_release(
     # are checked first, in order, so a bad plan still fails with the same message).
     names = [f"P{c + 1}" for c in range(n_cl)]
     term_id = {t: i for i, t in enumerate(table.vocabulary)}
-    gone_keys: list[int] = []
+    gone_cluster: list[int] = []
+    gone_terms: list[str] = []
     for j, plan in enumerate(plans):
         for child in plan.children:
             if not 0 <= child < n_cl + j:
@@ -313,12 +314,21 @@ def build_release(
         for idx, terms in plan.removed.items():
             if not 0 <= idx < n_cl:
                 raise ValueError(f"REFINE plan {j}: removes terms from unknown cluster {idx}")
-            base = idx * width
-            gone_keys.extend(base + i for i in map(term_id.get, terms) if i is not None)
+            gone_cluster.append(len(terms))
+            gone_cluster.append(idx)
+            gone_terms.extend(terms)
     tc_mask = ~in_chunk
-    if gone_keys:
+    if gone_terms:
+        gone_ids = list(map(term_id.get, gone_terms))
+        owner = np.repeat(np.asarray(gone_cluster[1::2], dtype=np.int64), gone_cluster[0::2])
+        if None in gone_ids:  # a term outside the vocabulary is in no term chunk: nothing to drop
+            known = np.fromiter((i is not None for i in gone_ids), dtype=bool, count=len(gone_ids))
+            owner = owner[known]
+            gone_ids = [i for i in gone_ids if i is not None]
+        gone = np.sort(owner * width + np.asarray(gone_ids, dtype=np.int64))
         pair_keys = table.pair_cluster.astype(np.int64) * width + table.pair_term
-        tc_mask &= ~np.isin(pair_keys, np.asarray(gone_keys, dtype=np.int64))
+        pos = np.minimum(np.searchsorted(gone, pair_keys), len(gone) - 1)
+        tc_mask &= gone[pos] != pair_keys
     tc_pairs = np.flatnonzero(tc_mask)
     tc_bounds = np.searchsorted(table.pair_cluster[tc_pairs], np.arange(n_cl + 1)).tolist()
     tc_terms = voc[table.pair_term[tc_pairs]].tolist() if len(tc_pairs) else []
@@ -355,7 +365,7 @@ def build_release(
     flat_subs: list[tuple[str, ...]] = list(map(tuple, flat_subs_t))  # (a tuple maps to itself)
     del flat_subs_t
     sub_len = np.fromiter(map(len, flat_subs), dtype=np.int64, count=len(flat_subs))
-    flat_rec_ids = np.asarray(flat_recs_t, dtype=np.int64) if flat_recs_t else np.zeros(0, dtype=np.int64)
+    flat_rec_ids = np.fromiter(flat_recs_t, dtype=np.int64, count=len(flat_recs_t))
     del flat_recs_t
     listed_group = np.repeat(np.arange(len(listed), dtype=np.int64), listed)
     if (sub_len == 0).any():  # empty sub-records are implied, never listed

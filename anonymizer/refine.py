@@ -612,7 +612,10 @@ def refine(
     with tqdm(desc="refine", unit="round", disable=None, file=sys.stderr) as bar:
         while max_rounds is None or rounds < max_rounds:
             rounds += 1
-            ordered.sort(key=lambda x: (keys[x], x))
+            # by (key, cluster number): ``ordered`` is already in that order among equal keys (it
+            # starts ascending, filtering keeps the order, new joint clusters come last with
+            # ascending numbers), so a stable sort on the key alone gives the same list
+            ordered.sort(key=keys.__getitem__)
             joined = 0
             i = 0
             while i + 1 < len(ordered):

@@ -44,6 +44,13 @@ trailing newline or a stray blank line is common. Consequently a dataset with an
 can only be written as ``jsonl``; the other writers refuse it with an :class:`InputError`
 instead of silently shifting record ids.
 
+Memory: :func:`read_dataset` streams SPMF/FIMI files (blocks of whole lines, :data:`STREAM_BLOCK_BYTES`;
+term ids as int32, the vocabulary sorted and the ids relabelled once at the end), so 10M records of
+10 items read in about 1.1 GB instead of holding the file, its tokens and their int64 keys at once
+(over 10 GB); the result and every error message are the whole-file reader's (a file with comment or
+``@ITEM`` lines, or non-ASCII text, is read whole). The other formats, and :func:`parse_dataset` on
+bytes already in memory, are parsed whole.
+
 Writers sort the terms of each record (records keep their order), write atomically (temporary
 file + rename, see :mod:`corpora.files`) and refuse a term the format cannot represent.
 """
