@@ -351,9 +351,10 @@ class _Leaves:
     records: array
 
 
-def _term_ids(index: Mapping[str, int], per_part: list[list[str]], what: str) -> tuple[np.ndarray, np.ndarray]:
+def _term_ids(index: Mapping[str, int], per_part: Sequence[Collection[str]],
+              what: str) -> tuple[np.ndarray, np.ndarray]:
     """Map every partition's term list to ids; returns (offsets, ids). Raises InputError on an unknown term."""
-    lengths = np.fromiter((len(x) for x in per_part), dtype=np.int64, count=len(per_part))
+    lengths = np.fromiter(map(len, per_part), dtype=np.int64, count=len(per_part))
     flat = list(itertools.chain.from_iterable(per_part))
     ids = list(map(index.get, flat))
     if None in ids:
@@ -384,6 +385,27 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     return sorted_set[pos] == values
 
 
+_BITSET_BYTES = 1 << 27
+"""Largest bit table :func:`_member_bits` builds (128 MiB); a larger key space uses binary search."""
+
+
+def _member_bits(values: np.ndarray, sorted_set: np.ndarray, key_space: int) -> np.ndarray:
+    """:func:`_member` through a bit table over ``0..key_space-1`` (one random read per value
+    instead of a binary search), when the table is no larger than the values' own int64 array
+    and :data:`_BITSET_BYTES`; otherwise :func:`_member`. Same result either way."""
+    n_bytes = (key_space >> 3) + 1
+    if not sorted_set.size or n_bytes > min(_BITSET_BYTES, 8 * values.size):
+        return _member(values, sorted_set)
+    table = np.zeros(n_bytes, dtype=np.uint8)
+    byte = sorted_set >> 3
+    first = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
+    table[byte[first]] = np.bitwise_or.reduceat(np.left_shift(1, sorted_set & 7).astype(np.uint8), first)
+    found = table[values >> 3]
+    found >>= (values & 7).astype(np.uint8)
+    found &= 1
+    return found.view(bool)
+
+
 def _prepare(dataset: TransactionDataset, partitions: Sequence[PartitionLike]) -> _Leaves:
     """Validate the partitions and index their term-chunk occurrences, vectorised over all records."""
     n, vocab = len(dataset), max(len(dataset.vocabulary), 1)
@@ -397,7 +419,7 @@ def _prepare(dataset: TransactionDataset, partitions: Sequence[PartitionLike]) -
     if all_recs.size and np.bincount(all_recs, minlength=n).max() > 1:
         raise InputError("refine: a record id belongs to more than one partition (or twice to one)")
     rc_ptr, rc_terms = _term_ids(index, [[t for c in p.chunk_terms for t in c] for p in partitions], "record-chunk")
-    tc_ptr, tc_terms = _term_ids(index, [list(p.term_chunk) for p in partitions], "term-chunk")
+    tc_ptr, tc_terms = _term_ids(index, [p.term_chunk for p in partitions], "term-chunk")
     rc_keys = np.repeat(np.arange(n_parts, dtype=np.int64), np.diff(rc_ptr)) * vocab + rc_terms
     tc_keys = _sorted_unique(np.repeat(np.arange(n_parts, dtype=np.int64), np.diff(tc_ptr)) * vocab + tc_terms)
     both = rc_keys[_member(rc_keys, tc_keys)]
@@ -418,7 +440,7 @@ def _prepare(dataset: TransactionDataset, partitions: Sequence[PartitionLike]) -
     occ_key *= vocab
     occ_key += dataset.indices[idx]
     del idx
-    hit = _member(occ_key, tc_keys)
+    hit = _member_bits(occ_key, tc_keys, n_parts * vocab)
     occ_key = occ_key[hit]
     occ_rec = np.repeat(all_recs, lens)[hit]
     del hit
