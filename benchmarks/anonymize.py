@@ -79,7 +79,7 @@ def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, r
     total = time.perf_counter() - start
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
-        "dataset": name + (" gc-on" if gc_on else ""),
+        "dataset": (name if not name.startswith("file:") else name.rsplit("/", 1)[-1]) + (" gc-on" if gc_on else ""),
         "records": len(ds),
         "load": loading,
         "occurrences": int(ds.lengths.sum()),
