@@ -568,6 +568,8 @@ def refine(
                 if s >= k:
                     groups_of[t] = groups
                     supports[t] = s
+        if not supports:  # no candidate: nothing below can change that (most tried pairs end here)
+            return False
         per_leaf: Counter = Counter(gpart[g] for groups in groups_of.values() for g in groups)
         # A leaf without record chunks keeps its last term-chunk term (module docstring, Lemma 2):
         # the candidate it would lose with the smallest support is left out of this join.
