@@ -629,6 +629,30 @@ def refine(
                                removed={p: sorted(v) for p, v in sorted(removed.items())}))
         return True
 
+    group_ptr = np.asarray(L.group_ptr, dtype=np.int64)
+    group_term = np.asarray(gterm, dtype=np.int64)
+    group_size = np.frombuffer(gsize, dtype=np.int64)
+
+    def _hopeless_pairs(nodes: list[int]) -> list[bool]:
+        """For simple clusters ``nodes[i]``, ``nodes[i+1]``: True when their term chunks share no
+        term whose support over both reaches k (``try_join`` finds no candidate and fails)."""
+        if len(nodes) < 2:
+            return []
+        o = np.asarray(nodes, dtype=np.int64)
+        pair = np.concatenate((np.arange(len(o) - 1), np.arange(len(o) - 1)))
+        side = np.concatenate((o[:-1], o[1:]))
+        starts = group_ptr[side]
+        lens = group_ptr[side + 1] - starts
+        g = np.repeat(starts - (np.cumsum(lens) - lens), lens)
+        g += np.arange(int(lens.sum()), dtype=np.int64)
+        key = np.repeat(pair, lens) * max(n_terms, 1) + group_term[g]
+        order = np.argsort(key, kind="stable")
+        key, sup = key[order], group_size[g[order]]
+        common = (key[1:] == key[:-1]) & (sup[1:] + sup[:-1] >= k)  # a term appears once per side
+        hopeless = np.ones(len(o) - 1, dtype=bool)
+        hopeless[key[1:][common] // max(n_terms, 1)] = False
+        return hopeless.tolist()
+
     # The ordered list persists between rounds: joined clusters leave it, new joint clusters are
     # appended, and the (stable, run-aware) sort restores the order in near-linear time.
     ordered = [x for x in range(n_parts) if keys[x]]
@@ -640,10 +664,17 @@ def refine(
             # starts ascending, filtering keeps the order, new joint clusters come last with
             # ascending numbers), so a stable sort on the key alone gives the same list
             ordered.sort(key=keys.__getitem__)
+            # the first round tries every adjacent pair of simple clusters: the pairs without any
+            # candidate (no common term with support >= k) are found at once, vectorised
+            hopeless = _hopeless_pairs(ordered) if rounds == 1 else None
             joined = 0
             i = 0
             while i + 1 < len(ordered):
                 a, b = ordered[i], ordered[i + 1]
+                if hopeless is not None and hopeless[i]:  # try_join would return False, changing nothing
+                    failed.add((a, b))
+                    i += 1
+                    continue
                 if (a, b) not in failed and try_join(a, b):
                     joined += 1
                     i += 2
