@@ -59,7 +59,9 @@ Choices where the paper is terse (each one is tested in ``tests/test_refine_*.py
   list is kept between rounds (joined clusters leave it, new joint clusters are appended and a
   run-aware sort restores the order). Every round that joins removes at least one cluster, so the
   loop ends; kosarak10k and kosarak25k take 10 rounds, synthetic 100k 14 and 250k 16 (depth of
-  the joint-cluster trees 13-15). ``max_rounds`` can cap it.
+  the joint-cluster trees 13-15). ``max_rounds`` can cap it. The first round, which tries every
+  adjacent pair of simple clusters, finds the pairs without any candidate (no common term whose
+  support over both reaches k) for all pairs at once with numpy; they fail as ``try_join`` would.
 * **Lemma 2 after REFINE** (:func:`restore_lemma2`). REFINE takes refining terms out of the
   leaves' term chunks ("removing all T^s terms from the term chunks of the initial clusters",
   section 3) and can empty a term chunk whose terms were what made Lemma 2 hold at VERPART time.
