@@ -16,6 +16,7 @@ clusters. The truth file lists the record id of every published sub-record in th
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -323,12 +324,40 @@ def build_release(
     sub_recs = s_rec[final].tolist()
     g_bounds = np.searchsorted(s_gid[final], np.arange(int(chunk_offset[-1]) + 1)).tolist()
 
-    # ---- term chunks: terms sorted; the truth lists the records holding each term
-    tc_pairs = np.flatnonzero(~in_chunk)
+    # ---- term chunks: terms sorted; the truth lists the records holding each term. The terms the
+    # joint clusters move into shared chunks are dropped here, before any list is built (the plans
+    # are checked first, in order, so a bad plan still fails with the same message).
+    names = [f"P{c + 1}" for c in range(n_cl)]
+    term_id = {t: i for i, t in enumerate(table.vocabulary)}
+    gone_cluster: list[int] = []
+    gone_terms: list[str] = []
+    for j, plan in enumerate(plans):
+        for child in plan.children:
+            if not 0 <= child < n_cl + j:
+                raise ValueError(f"REFINE plan {j}: child {child} does not name a cluster or an earlier joint cluster")
+        for idx, terms in plan.removed.items():
+            if not 0 <= idx < n_cl:
+                raise ValueError(f"REFINE plan {j}: removes terms from unknown cluster {idx}")
+            gone_cluster.append(len(terms))
+            gone_cluster.append(idx)
+            gone_terms.extend(terms)
+    tc_mask = ~in_chunk
+    if gone_terms:
+        gone_ids = list(map(term_id.get, gone_terms))
+        owner = np.repeat(np.asarray(gone_cluster[1::2], dtype=np.int64), gone_cluster[0::2])
+        if None in gone_ids:  # a term outside the vocabulary is in no term chunk: nothing to drop
+            known = np.fromiter((i is not None for i in gone_ids), dtype=bool, count=len(gone_ids))
+            owner = owner[known]
+            gone_ids = [i for i in gone_ids if i is not None]
+        gone = np.sort(owner * width + np.asarray(gone_ids, dtype=np.int64))
+        pair_keys = table.pair_cluster.astype(np.int64) * width + table.pair_term
+        pos = np.minimum(np.searchsorted(gone, pair_keys), len(gone) - 1)
+        tc_mask &= gone[pos] != pair_keys
+    tc_pairs = np.flatnonzero(tc_mask)
     tc_bounds = np.searchsorted(table.pair_cluster[tc_pairs], np.arange(n_cl + 1)).tolist()
     tc_terms = voc[table.pair_term[tc_pairs]].tolist() if len(tc_pairs) else []
     tc_support = support[tc_pairs]
-    tc_recs = table.entry_record[np.repeat(~in_chunk, support)].tolist()
+    tc_recs = table.entry_record[np.repeat(tc_mask, support)].tolist()
     tc_ends = np.cumsum(tc_support)
     tc_lists = list(map(tc_recs.__getitem__, map(slice, (tc_ends - tc_support).tolist(), tc_ends.tolist())))
     member_lists = np.concatenate(table.clusters).tolist() if n_cl else []
@@ -349,58 +378,49 @@ def build_release(
 
     # ---- joint clusters from REFINE's plans, applied in list order
     # all shared sub-records at once: content order by the same set hash, then the seeded shuffle
-    term_id = {t: i for i, t in enumerate(table.vocabulary)}
-    flat_subs: list[tuple[str, ...]] = []
-    flat_recs: list[int] = []
-    chunk_sizes: list[int] = []
+    pairs: list[tuple[int, tuple[str, ...]]] = []
+    listed: list[int] = []
     for plan in plans:
         for chunk in plan.shared_chunks:
-            before = len(flat_subs)
-            for r, sub in chunk.subrecords:
-                if sub:
-                    flat_subs.append(sub if isinstance(sub, tuple) else tuple(sub))
-                    flat_recs.append(r)
-            chunk_sizes.append(len(flat_subs) - before)
+            pairs.extend(chunk.subrecords)
+            listed.append(len(chunk.subrecords))
+    flat_recs_t, flat_subs_t = zip(*pairs, strict=True) if pairs else ((), ())
+    del pairs
+    flat_subs: list[tuple[str, ...]] = list(map(tuple, flat_subs_t))  # (a tuple maps to itself)
+    del flat_subs_t
     sub_len = np.fromiter(map(len, flat_subs), dtype=np.int64, count=len(flat_subs))
-    flat_terms = np.fromiter((term_id[t] for sub in flat_subs for t in sub), dtype=np.int64,
+    flat_rec_ids = np.fromiter(flat_recs_t, dtype=np.int64, count=len(flat_recs_t))
+    del flat_recs_t
+    listed_group = np.repeat(np.arange(len(listed), dtype=np.int64), listed)
+    if (sub_len == 0).any():  # empty sub-records are implied, never listed
+        nonempty = np.flatnonzero(sub_len)
+        flat_subs = [flat_subs[i] for i in nonempty.tolist()]
+        sub_len, flat_rec_ids, listed_group = sub_len[nonempty], flat_rec_ids[nonempty], listed_group[nonempty]
+    chunk_sizes = np.bincount(listed_group, minlength=len(listed)).tolist()
+    flat_terms = np.fromiter(map(term_id.__getitem__, itertools.chain.from_iterable(flat_subs)), dtype=np.int64,
                              count=int(sub_len.sum()))
     sub_first = np.cumsum(sub_len) - sub_len
     shared_hash = (np.add.reduceat(hashes[flat_terms], sub_first) if len(flat_subs)
                    else np.zeros(0, dtype=np.uint64))
-    shared_group = np.repeat(np.arange(len(chunk_sizes), dtype=np.int64), chunk_sizes)
-    shared_order = _shuffled_order(shared_group, shared_hash, rng).tolist()
-    ordered_subs = [flat_subs[i] for i in shared_order]
-    ordered_recs = [int(flat_recs[i]) for i in shared_order]
+    shared_order_arr = _shuffled_order(listed_group, shared_hash, rng)
+    ordered_recs = flat_rec_ids[shared_order_arr].tolist()
+    ordered_subs = list(map(flat_subs.__getitem__, shared_order_arr.tolist()))
+    del flat_subs
     chunk_bounds = np.cumsum([0, *chunk_sizes]).tolist()
 
     joints: list[JointCluster] = []
     joint_truths: list[JointClusterTruth] = []
-    names = [f"P{c + 1}" for c in range(n_cl)]
-    removed: dict[int, set[str]] = {}
     g = 0
     for j, plan in enumerate(plans):
         jid = f"J{j + 1}"
-        children = []
-        for child in plan.children:
-            if not 0 <= child < len(names):
-                raise ValueError(f"REFINE plan {j}: child {child} does not name a cluster or an earlier joint cluster")
-            children.append(names[child])
+        children = [names[child] for child in plan.children]
         shared: list[list[tuple[str, ...]]] = []
         shared_truth: list[list[int]] = []
         for _ in plan.shared_chunks:
             shared.append(ordered_subs[chunk_bounds[g] : chunk_bounds[g + 1]])
             shared_truth.append(ordered_recs[chunk_bounds[g] : chunk_bounds[g + 1]])
             g += 1
-        for idx, terms in plan.removed.items():
-            if not 0 <= idx < n_cl:
-                raise ValueError(f"REFINE plan {j}: removes terms from unknown cluster {idx}")
-            removed.setdefault(idx, set()).update(terms)
         joints.append(JointCluster(jid, children, shared))
         joint_truths.append(JointClusterTruth(jid, shared_truth))
         names.append(jid)
-    for idx, gone in removed.items():  # terms moved to shared chunks leave the term chunks
-        clusters[idx].term_chunk = [t for t in clusters[idx].term_chunk if t not in gone]
-        holders = truths[idx].term_chunk
-        for t in gone:
-            holders.pop(t, None)
     return Release(dict(params), clusters, joints), Truth(truths, joint_truths, seed=seed)

@@ -172,7 +172,10 @@ class _Index:
     def __init__(self, dataset: TransactionDataset) -> None:
         self.dataset = dataset
         self.indptr = np.asarray(dataset.indptr, dtype=np.int64)
-        self.indices = np.asarray(dataset.indices, dtype=np.int64)
+        # Term ids stay in the dataset's int32 (as do the posting lists, while record ids fit):
+        # at 10M records of 10 terms each int64 copy would be 800 MB. Every use below either
+        # counts them (bincount), compares them, or widens them to int64 first.
+        self.indices = np.asarray(dataset.indices)
         self.lengths = np.diff(self.indptr)
         self.n_terms = len(dataset.vocabulary)
         n = len(self.lengths)
@@ -180,8 +183,9 @@ class _Index:
         csc = sp.csr_matrix((np.ones(len(self.indices), dtype=np.int8), self.indices, self.indptr),
                             shape=(n, max(self.n_terms, 1))).tocsc()
         csc.sort_indices()
-        self.post_records = csc.indices.astype(np.int64)
+        self.post_records = csc.indices if csc.indices.dtype == np.int32 else csc.indices.astype(np.int64)
         self.post_ptr = csc.indptr.astype(np.int64)
+        del csc
         self.marks = np.zeros(n, dtype=bool)  # scratch space of holds(), all False
         # bit columns of the most frequent terms: split terms are mostly among them
         supports = np.diff(self.post_ptr)
@@ -191,31 +195,39 @@ class _Index:
         self.top_slot[top] = np.arange(len(top))
         words = (len(top) + 63) // 64
         self.top_bits = np.zeros((words, n), dtype=np.uint64)
-        slot = self.top_slot[self.indices]
-        hit = np.flatnonzero(slot >= 0)
-        rows = np.searchsorted(self.indptr, hit, side="right") - 1  # the record of each hit entry
-        slot = slot[hit]
-        for w in range(words):
-            sel = (slot >> 6) == w
-            r = rows[sel]
-            if len(r) == 0:
-                continue
-            bits = np.left_shift(np.uint64(1), (slot[sel] & 63).astype(np.uint64))
-            first = np.flatnonzero(np.concatenate(([True], r[1:] != r[:-1])))
-            self.top_bits[w, r[first]] = np.bitwise_or.reduceat(bits, first)
+        # filled a slice of whole records at a time (about 4M entries), so the temporaries stay small
+        step = max(1, (1 << 22) // max(1, int(self.indptr[-1]) // max(n, 1)))
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            base = int(self.indptr[lo])
+            slot = self.top_slot[self.indices[base:int(self.indptr[hi])]]
+            hit = np.flatnonzero(slot >= 0)
+            rows = np.searchsorted(self.indptr, hit + base, side="right") - 1  # the record of each hit entry
+            slot = slot[hit]
+            for w in range(words):
+                sel = (slot >> 6) == w
+                r = rows[sel]
+                if len(r) == 0:
+                    continue
+                bits = np.left_shift(np.uint64(1), (slot[sel] & 63).astype(np.uint64))
+                first = np.flatnonzero(np.concatenate(([True], r[1:] != r[:-1])))
+                self.top_bits[w, r[first]] = np.bitwise_or.reduceat(bits, first)
 
     def gather(self, records: np.ndarray) -> np.ndarray:
-        """The term ids of all the given records, concatenated."""
+        """The term ids of all the given records, concatenated (in the dataset's integer type)."""
         lens = self.lengths[records]
         total = int(lens.sum())
         if total == 0:
-            return np.zeros(0, dtype=np.int64)
+            return np.zeros(0, dtype=self.indices.dtype)
         ends = np.cumsum(lens)
-        offsets = np.repeat(self.indptr[records] - (ends - lens), lens) + np.arange(total, dtype=np.int64)
+        offsets = np.repeat(self.indptr[records] - (ends - lens), lens)
+        offsets += np.arange(total, dtype=np.int64)
         return self.indices[offsets]
 
     def counts(self, records: np.ndarray) -> _Counts:
-        terms = self.gather(records)
+        """Support of every term in ``records`` (distinct ids, as every HORPART group is): a dense
+        array, or (ids, counts) for a large vocabulary. The whole dataset is counted in place."""
+        terms = self.indices if len(records) == len(self.lengths) else self.gather(records)
         if self.n_terms <= DENSE_LIMIT:
             return np.bincount(terms, minlength=self.n_terms)
         if len(terms) * 8 >= self.n_terms:
@@ -223,7 +235,7 @@ class _Index:
             ids = np.flatnonzero(dense)
             return ids, dense[ids]
         ids, cnt = np.unique(terms, return_counts=True)
-        return ids, cnt.astype(np.int64)
+        return ids.astype(np.int64), cnt.astype(np.int64)
 
     def holds(self, records: np.ndarray, term: int) -> np.ndarray:
         """Boolean mask: which of ``records`` hold ``term``."""
@@ -557,7 +569,7 @@ def join_small_clusters(
         groups.append(pending)
         joined -= len(pending[0])  # the first small cluster is the host, nothing moved into it... yet
     indptr = np.asarray(dataset.indptr, dtype=np.int64)
-    indices = np.asarray(dataset.indices, dtype=np.int64)
+    indices = np.asarray(dataset.indices)  # read slice by slice as Python ints: no int64 copy needed
     clusters: list[np.ndarray] = []
     for parts in groups:
         if len(parts) == 1:

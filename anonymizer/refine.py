@@ -59,7 +59,9 @@ Choices where the paper is terse (each one is tested in ``tests/test_refine_*.py
   list is kept between rounds (joined clusters leave it, new joint clusters are appended and a
   run-aware sort restores the order). Every round that joins removes at least one cluster, so the
   loop ends; kosarak10k and kosarak25k take 10 rounds, synthetic 100k 14 and 250k 16 (depth of
-  the joint-cluster trees 13-15). ``max_rounds`` can cap it.
+  the joint-cluster trees 13-15). ``max_rounds`` can cap it. The first round, which tries every
+  adjacent pair of simple clusters, finds the pairs without any candidate (no common term whose
+  support over both reaches k) for all pairs at once with numpy; they fail as ``try_join`` would.
 * **Lemma 2 after REFINE** (:func:`restore_lemma2`). REFINE takes refining terms out of the
   leaves' term chunks ("removing all T^s terms from the term chunks of the initial clusters",
   section 3) and can empty a term chunk whose terms were what made Lemma 2 hold at VERPART time.
@@ -351,9 +353,10 @@ class _Leaves:
     records: array
 
 
-def _term_ids(index: Mapping[str, int], per_part: list[list[str]], what: str) -> tuple[np.ndarray, np.ndarray]:
+def _term_ids(index: Mapping[str, int], per_part: Sequence[Collection[str]],
+              what: str) -> tuple[np.ndarray, np.ndarray]:
     """Map every partition's term list to ids; returns (offsets, ids). Raises InputError on an unknown term."""
-    lengths = np.fromiter((len(x) for x in per_part), dtype=np.int64, count=len(per_part))
+    lengths = np.fromiter(map(len, per_part), dtype=np.int64, count=len(per_part))
     flat = list(itertools.chain.from_iterable(per_part))
     ids = list(map(index.get, flat))
     if None in ids:
@@ -384,6 +387,27 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     return sorted_set[pos] == values
 
 
+_BITSET_BYTES = 1 << 27
+"""Largest bit table :func:`_member_bits` builds (128 MiB); a larger key space uses binary search."""
+
+
+def _member_bits(values: np.ndarray, sorted_set: np.ndarray, key_space: int) -> np.ndarray:
+    """:func:`_member` through a bit table over ``0..key_space-1`` (one random read per value
+    instead of a binary search), when the table is no larger than the values' own int64 array
+    and :data:`_BITSET_BYTES`; otherwise :func:`_member`. Same result either way."""
+    n_bytes = (key_space >> 3) + 1
+    if not sorted_set.size or n_bytes > min(_BITSET_BYTES, 8 * values.size):
+        return _member(values, sorted_set)
+    table = np.zeros(n_bytes, dtype=np.uint8)
+    byte = sorted_set >> 3
+    first = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
+    table[byte[first]] = np.bitwise_or.reduceat(np.left_shift(1, sorted_set & 7).astype(np.uint8), first)
+    found = table[values >> 3]
+    found >>= (values & 7).astype(np.uint8)
+    found &= 1
+    return found.view(bool)
+
+
 def _prepare(dataset: TransactionDataset, partitions: Sequence[PartitionLike]) -> _Leaves:
     """Validate the partitions and index their term-chunk occurrences, vectorised over all records."""
     n, vocab = len(dataset), max(len(dataset.vocabulary), 1)
@@ -397,7 +421,7 @@ def _prepare(dataset: TransactionDataset, partitions: Sequence[PartitionLike]) -
     if all_recs.size and np.bincount(all_recs, minlength=n).max() > 1:
         raise InputError("refine: a record id belongs to more than one partition (or twice to one)")
     rc_ptr, rc_terms = _term_ids(index, [[t for c in p.chunk_terms for t in c] for p in partitions], "record-chunk")
-    tc_ptr, tc_terms = _term_ids(index, [list(p.term_chunk) for p in partitions], "term-chunk")
+    tc_ptr, tc_terms = _term_ids(index, [p.term_chunk for p in partitions], "term-chunk")
     rc_keys = np.repeat(np.arange(n_parts, dtype=np.int64), np.diff(rc_ptr)) * vocab + rc_terms
     tc_keys = _sorted_unique(np.repeat(np.arange(n_parts, dtype=np.int64), np.diff(tc_ptr)) * vocab + tc_terms)
     both = rc_keys[_member(rc_keys, tc_keys)]
@@ -418,12 +442,21 @@ def _prepare(dataset: TransactionDataset, partitions: Sequence[PartitionLike]) -
     occ_key *= vocab
     occ_key += dataset.indices[idx]
     del idx
-    hit = _member(occ_key, tc_keys)
+    hit = _member_bits(occ_key, tc_keys, n_parts * vocab)
     occ_key = occ_key[hit]
     occ_rec = np.repeat(all_recs, lens)[hit]
     del hit
-    order = np.lexsort((occ_rec, occ_key))
-    occ_key, occ_rec = occ_key[order], occ_rec[order]
+    # By (partition, term), then record: one sort of a combined key when it fits in 64 bits (the
+    # pairs are distinct, so any correct sort gives the same order as the lexsort fallback).
+    if occ_key.size and (int(occ_key.max()) + 1) * n < 2**63:
+        occ_key *= n
+        occ_key += occ_rec
+        occ_key.sort()
+        occ_rec = occ_key % n
+        occ_key //= n
+    else:
+        order = np.lexsort((occ_rec, occ_key))
+        occ_key, occ_rec = occ_key[order], occ_rec[order]
     first = np.flatnonzero(np.concatenate(([True], occ_key[1:] != occ_key[:-1]))) if occ_key.size else occ_key
     group_key = occ_key[first]
     group_part = group_key // vocab
@@ -478,7 +511,7 @@ def refine(
     rank = np.empty(n_terms, dtype=np.int64)
     rank[np.lexsort((np.arange(n_terms), -tcs))] = np.arange(n_terms)
     granks = rank[gterm]
-    by_rank = np.lexsort((granks, np.asarray(gpart, dtype=np.int64))) if gpart else np.zeros(0, np.int64)
+    by_rank = np.lexsort((granks, np.frombuffer(gpart, dtype=np.int64))) if gpart else np.zeros(0, np.int64)
     rank_bytes = granks[by_rank].astype(">u4").tobytes()
 
     def merged_key(key_a: bytes, key_b: bytes, placed: list[int]) -> bytes:
@@ -492,7 +525,7 @@ def refine(
     # first use for a simple cluster; ``keys``: ordering key (b"" once joined or if empty).
     term_obj = list(range(n_terms))  # one int object per term id, shared by all dicts
     gterm_list = [term_obj[t] for t in gterm.tolist()]
-    gsize = _int_array(np.diff(np.asarray(gstart, dtype=np.int64)))  # support of each group
+    gsize = _int_array(np.diff(np.frombuffer(gstart, dtype=np.int64)))  # support of each group
     # A simple cluster's dict is built when it is tried (not kept: most clusters never join).
     vtc: list[dict[int, int | list[int]] | None] = [None] * n_parts
     t_r: list[set[int] | None] = [None] * n_parts
@@ -537,6 +570,8 @@ def refine(
                 if s >= k:
                     groups_of[t] = groups
                     supports[t] = s
+        if not supports:  # no candidate: nothing below can change that (most tried pairs end here)
+            return False
         per_leaf: Counter = Counter(gpart[g] for groups in groups_of.values() for g in groups)
         # A leaf without record chunks keeps its last term-chunk term (module docstring, Lemma 2):
         # the candidate it would lose with the smallest support is left out of this join.
@@ -596,6 +631,30 @@ def refine(
                                removed={p: sorted(v) for p, v in sorted(removed.items())}))
         return True
 
+    group_ptr = np.asarray(L.group_ptr, dtype=np.int64)
+    group_term = np.asarray(gterm, dtype=np.int64)
+    group_size = np.frombuffer(gsize, dtype=np.int64)
+
+    def _hopeless_pairs(nodes: list[int]) -> list[bool]:
+        """For simple clusters ``nodes[i]``, ``nodes[i+1]``: True when their term chunks share no
+        term whose support over both reaches k (``try_join`` finds no candidate and fails)."""
+        if len(nodes) < 2:
+            return []
+        o = np.asarray(nodes, dtype=np.int64)
+        pair = np.concatenate((np.arange(len(o) - 1), np.arange(len(o) - 1)))
+        side = np.concatenate((o[:-1], o[1:]))
+        starts = group_ptr[side]
+        lens = group_ptr[side + 1] - starts
+        g = np.repeat(starts - (np.cumsum(lens) - lens), lens)
+        g += np.arange(int(lens.sum()), dtype=np.int64)
+        key = np.repeat(pair, lens) * max(n_terms, 1) + group_term[g]
+        order = np.argsort(key, kind="stable")
+        key, sup = key[order], group_size[g[order]]
+        common = (key[1:] == key[:-1]) & (sup[1:] + sup[:-1] >= k)  # a term appears once per side
+        hopeless = np.ones(len(o) - 1, dtype=bool)
+        hopeless[key[1:][common] // max(n_terms, 1)] = False
+        return hopeless.tolist()
+
     # The ordered list persists between rounds: joined clusters leave it, new joint clusters are
     # appended, and the (stable, run-aware) sort restores the order in near-linear time.
     ordered = [x for x in range(n_parts) if keys[x]]
@@ -603,11 +662,21 @@ def refine(
     with tqdm(desc="refine", unit="round", disable=None, file=sys.stderr) as bar:
         while max_rounds is None or rounds < max_rounds:
             rounds += 1
-            ordered.sort(key=lambda x: (keys[x], x))
+            # by (key, cluster number): ``ordered`` is already in that order among equal keys (it
+            # starts ascending, filtering keeps the order, new joint clusters come last with
+            # ascending numbers), so a stable sort on the key alone gives the same list
+            ordered.sort(key=keys.__getitem__)
+            # the first round tries every adjacent pair of simple clusters: the pairs without any
+            # candidate (no common term with support >= k) are found at once, vectorised
+            hopeless = _hopeless_pairs(ordered) if rounds == 1 else None
             joined = 0
             i = 0
             while i + 1 < len(ordered):
                 a, b = ordered[i], ordered[i + 1]
+                if hopeless is not None and hopeless[i]:  # try_join would return False, changing nothing
+                    failed.add((a, b))
+                    i += 1
+                    continue
                 if (a, b) not in failed and try_join(a, b):
                     joined += 1
                     i += 2

@@ -297,20 +297,30 @@ def partition_clusters(
         starts = np.cumsum(sizes) - sizes
         position[all_ids] = np.arange(len(all_ids), dtype=np.int64) - np.repeat(starts, sizes)
     indptr = np.asarray(dataset.indptr, dtype=np.int64)
-    indices = np.asarray(dataset.indices, dtype=np.int64)
-    # the entries (record, term) of the clustered records, sorted by (cluster, term, record)
+    indices = np.asarray(dataset.indices)  # int32 as stored: the keys below are built in int64
+    # the entries (record, term) of the clustered records, sorted by (cluster, term, record); the
+    # temporaries (one int64 per entry each) are built in place and released early, since at 10M
+    # records every one of them is 800 MB
     lens = np.diff(indptr)[all_ids]
     total = int(lens.sum())
     ends = np.cumsum(lens)
-    offsets = np.repeat(indptr[all_ids] - (ends - lens), lens) + np.arange(total, dtype=np.int64)
+    offsets = np.repeat(indptr[all_ids] - (ends - lens), lens)
+    offsets += np.arange(total, dtype=np.int64)
+    del ends
     e_rec = np.repeat(all_ids, lens)
     width = max(n_terms, 1)
+    key = label[e_rec]
+    key *= width
+    key += indices[offsets]
+    del offsets
     if (n_cl + 1) * width * max(n_rec, 1) < 2**62:  # one unique int64 key per entry: a plain sort
-        key = np.sort((label[e_rec] * width + indices[offsets]) * n_rec + e_rec)
+        key *= n_rec
+        key += e_rec
+        del e_rec
+        key.sort()
         e_rec = key % n_rec
         key //= n_rec
     else:
-        key = label[e_rec] * width + indices[offsets]
         order = np.argsort(key, kind="stable")  # records ascending inside each (cluster, term)
         key, e_rec = key[order], e_rec[order]
     if len(key):

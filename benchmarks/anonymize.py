@@ -5,6 +5,7 @@
     python benchmarks/anonymize.py --horpart adding --verpart grouped --no-refine
     python benchmarks/anonymize.py --support1 20000 40000 80000 200000   # issue 15, every HORPART strategy
     python benchmarks/anonymize.py --long 788                            # issue 9, collector paused vs on
+    python benchmarks/anonymize.py --files big.txt --no-kosarak --sizes  # a file: read_dataset timed too
 
 Synthetic data: domain 5,000 terms, average length 10 (``corpora.synthetic.generate_quest``).
 Parameters: k=5, m=2, max cluster size 30. Each run is a fresh subprocess, so the peak resident
@@ -17,6 +18,8 @@ record only (the case where a split can only peel a single record off; issue 15)
 ``--long N`` runs N records of 66 distinct terms each (Zipf, exponent 1, over 2,000 terms; k=5, m=3) twice:
 with the collector paused as :func:`anonymizer.disassociate.disassociate` does, and with the
 collector left on (the pause replaced by a no-op); the two peaks should stay within 1.5x (issue 9).
+``--files PATH ...`` runs files read with :func:`corpora.read_dataset`; the ``load`` column is the
+reading (for the other datasets it is the generation or the registry load), never in ``total``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ import time
 
 def load(name: str):
     kind, _, arg = name.partition(":")
+    if kind == "file":
+        from corpora.formats import read_dataset
+
+        return read_dataset(arg)
     if kind == "synthetic":
         from corpora.synthetic import generate_quest
 
@@ -62,7 +69,9 @@ def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, r
         import contextlib
 
         D.no_gc = contextlib.nullcontext
+    start = time.perf_counter()
     ds = load(name)
+    loading = time.perf_counter() - start
     start = time.perf_counter()
     timings = D.DisassociationTimings()
     release, _truth = D.disassociate(ds, k, m, delta, horpart=horpart, verpart=verpart, refine=refine, seed=0,
@@ -70,8 +79,9 @@ def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, r
     total = time.perf_counter() - start
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
-        "dataset": name + (" gc-on" if gc_on else ""),
+        "dataset": (name if not name.startswith("file:") else name.rsplit("/", 1)[-1]) + (" gc-on" if gc_on else ""),
         "records": len(ds),
+        "load": loading,
         "occurrences": int(ds.lengths.sum()),
         "clusters": len(release.clusters),
         "joints": len(release.joint_clusters),
@@ -92,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="synthetic sizes (default 100k 250k 500k 1M unless --support1/--long is given)")
     p.add_argument("--support1", type=int, nargs="+", default=[], metavar="N")
     p.add_argument("--long", type=int, nargs="+", default=[], metavar="N")
+    p.add_argument("--files", nargs="+", default=[], metavar="PATH", help="transaction files (read_dataset)")
     p.add_argument("--no-kosarak", action="store_true", help="skip kosarak25k")
     p.add_argument("-k", type=int, default=5)
     p.add_argument("-m", type=int, default=2)
@@ -109,9 +120,10 @@ def main(argv: list[str] | None = None) -> int:
                       args.gc_on)
         print(json.dumps(row))
         return 0
-    special = bool(args.support1 or args.long)
+    special = bool(args.support1 or args.long or args.files)
     sizes = args.sizes if args.sizes is not None else ([] if special else [100_000, 250_000, 500_000, 1_000_000])
     runs: list[tuple[str, str, int, bool]] = [(f"synthetic:{n}", args.horpart, args.m, False) for n in sizes]
+    runs += [(f"file:{path}", args.horpart, args.m, False) for path in args.files]
     if not (args.no_kosarak or special):
         runs.append(("kosarak25k", args.horpart, args.m, False))
     from anonymizer.horpart import HORPART_STRATEGIES
@@ -119,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     runs += [(f"support1:{n}", s, args.m, False) for n in args.support1 for s in HORPART_STRATEGIES]
     runs += [(f"long:{n}", args.horpart, 3, gc) for n in args.long for gc in (False, True)]
     print(f"k={args.k} max_cluster_size={args.max_cluster_size} verpart={args.verpart} refine={refine}")
-    header = (f"{'dataset':<22}{'horpart':<12}{'m':>2}{'records':>9}{'clusters':>9}{'horpart':>9}{'verpart':>9}"
-              f"{'refine':>8}{'build':>8}{'total s':>9}{'peak MB':>9}{'suppr':>8}{'moved':>8}")
+    header = (f"{'dataset':<22}{'horpart':<12}{'m':>2}{'records':>9}{'clusters':>9}{'load':>7}{'horpart':>9}"
+              f"{'verpart':>9}{'refine':>8}{'build':>8}{'total s':>9}{'peak MB':>9}{'suppr':>8}{'moved':>8}")
     print(header)
     print("-" * len(header))
     for name, strategy, m, gc_on in runs:
@@ -137,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{done.stderr.strip().splitlines()[-1] if done.stderr else done.returncode}", flush=True)
             continue
         r = json.loads(done.stdout.strip().splitlines()[-1])
-        print(f"{r['dataset']:<22}{strategy:<12}{m:>2}{r['records']:>9}{r['clusters']:>9}{r['horpart']:>9.2f}"
+        print(f"{r['dataset']:<22}{strategy:<12}{m:>2}{r['records']:>9}{r['clusters']:>9}{r['load']:>7.2f}"
+              f"{r['horpart']:>9.2f}"
               f"{r['verpart']:>9.2f}{r['refine']:>8.2f}{r['build']:>8.2f}{r['seconds']:>9.2f}{r['peak_mb']:>9.0f}"
               f"{r['suppressed']:>8}{r['moved']:>8}", flush=True)
     return 0

@@ -3,7 +3,12 @@
 Each case runs in a fresh Python process; the table gives wall seconds, CPU seconds and the
 process's peak resident memory (``ru_maxrss``, which includes the interpreter and numpy, about
 60 MB). tracemalloc is not used because tracing every Python object slows the list-based readers
-down several times. Run: ``python benchmarks/corpora_io.py [--records 1000000]``.
+down several times. ``read txt`` is the streaming SPMF reader of :func:`corpora.read_dataset`
+(blocks of lines, int32 ids); ``read txt (whole file)`` parses the same file held in memory
+(:func:`corpora.formats.parse_dataset`), the reader every SPMF file went through before. ``--file``
+adds both readings of an existing SPMF file (e.g. 10M records; a whole-file reading of 10M x 10
+items needs well over 10 GB, so ``--no-whole`` skips it).
+Run: ``python benchmarks/corpora_io.py [--records 1000000] [--file big.txt [--no-whole]]``.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from pathlib import Path
 
 CASE = r"""
 import json, resource, sys, time
-from corpora.formats import read_dataset, write_dataset
+from pathlib import Path
+from corpora.formats import parse_dataset, read_dataset, write_dataset
 from corpora.registry import load_dataset
 from corpora.synthetic import generate_quest
 op, arg, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -30,6 +36,8 @@ elif op == "generate":
 elif op == "write":
     write_dataset(data, arg)
     result = data
+elif op == "whole":
+    result = parse_dataset(Path(arg).read_bytes(), "spmf", source=arg)
 else:
     result = read_dataset(arg)
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -47,6 +55,8 @@ def run(label: str, *args: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--file", action="append", default=[], help="an existing SPMF file to read as well")
+    parser.add_argument("--no-whole", action="store_true", help="skip the whole-file reading of --file")
     args = parser.parse_args()
     n = str(args.records)
     print(f"{'case':<28} {'records':>10} {'wall s':>8} {'cpu s':>8} {'peak MB':>9}")
@@ -58,6 +68,12 @@ def main() -> None:
             path = str(Path(tmp) / f"data.{ext}")
             run(f"write {ext}", "write", path, n)
             run(f"read {ext}", "read", path, n)
+            if ext == "txt":
+                run("read txt (whole file)", "whole", path, n)
+    for path in args.file:
+        run(f"read {Path(path).name}", "read", path, "0")
+        if not args.no_whole:
+            run(f"read {Path(path).name} (whole file)", "whole", path, "0")
 
 
 if __name__ == "__main__":

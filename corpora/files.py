@@ -24,8 +24,8 @@ from typing import IO, Any, BinaryIO
 
 from corpora.errors import InputError
 
-__all__ = ["atomic_open", "write_text_atomic", "write_json_atomic", "check_output_paths", "parse_json", "read_bounded",
-           "read_text_bounded", "stale_temp_files"]
+__all__ = ["atomic_open", "write_text_atomic", "write_json_atomic", "check_output_paths", "parse_json", "iter_bounded",
+           "read_bounded", "read_text_bounded", "stale_temp_files"]
 
 _PIECE = 1 << 20  # bytes read at a time by read_bounded
 
@@ -146,18 +146,17 @@ def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None],
                 raise InputError(f"{path}: the {label} and the {other_label} must be different files")
 
 
-def read_bounded(handle: BinaryIO, source: str | os.PathLike[str], *, max_bytes: int | None = None,
-                 max_line: int | None = None) -> bytes:
-    """Read ``handle`` to its end in 1 MiB pieces, refusing what cannot be a text input.
+def iter_bounded(handle: BinaryIO, source: str | os.PathLike[str], *, max_bytes: int | None = None,
+                 max_line: int | None = None) -> Iterator[bytes]:
+    """Yield ``handle``'s bytes in 1 MiB pieces with the checks of :func:`read_bounded`.
 
-    Raises :class:`InputError` at the first NUL byte (a binary file, ``/dev/zero``), when more
-    than ``max_bytes`` bytes come, or when a line grows longer than ``max_line`` bytes; so an
-    endless or binary input fails after at most one bound's worth of reading.
+    The same errors, raised at the same piece, as :func:`read_bounded` (which joins these
+    pieces): a streaming reader sees exactly what the whole-file reader would accept.
     """
     if max_line is not None and max_line < _PIECE:
         raise ValueError(f"max_line must be at least {_PIECE} bytes (one piece)")
-    pieces: list[bytes] = []
     total = 0
+    lines_before = 0  # newlines in the pieces already yielded
     line = 0  # bytes since the last newline
     while True:
         piece = handle.read(_PIECE)
@@ -173,12 +172,22 @@ def read_bounded(handle: BinaryIO, source: str | os.PathLike[str], *, max_bytes:
             first = piece.find(b"\n")
             longest = line + (len(piece) if first < 0 else first)  # lines inside one piece are shorter
             if longest > max_line:
-                lineno = sum(p.count(b"\n") for p in pieces) + 1
-                raise InputError(f"{source}:{lineno}: a line longer than {_size(max_line)} "
+                raise InputError(f"{source}:{lines_before + 1}: a line longer than {_size(max_line)} "
                                  "(not a transaction file?)")
             line = longest if first < 0 else len(piece) - piece.rfind(b"\n") - 1
-        pieces.append(piece)
-    return b"".join(pieces)
+            lines_before += piece.count(b"\n")
+        yield piece
+
+
+def read_bounded(handle: BinaryIO, source: str | os.PathLike[str], *, max_bytes: int | None = None,
+                 max_line: int | None = None) -> bytes:
+    """Read ``handle`` to its end in 1 MiB pieces, refusing what cannot be a text input.
+
+    Raises :class:`InputError` at the first NUL byte (a binary file, ``/dev/zero``), when more
+    than ``max_bytes`` bytes come, or when a line grows longer than ``max_line`` bytes; so an
+    endless or binary input fails after at most one bound's worth of reading.
+    """
+    return b"".join(iter_bounded(handle, source, max_bytes=max_bytes, max_line=max_line))
 
 
 def read_text_bounded(path: str | os.PathLike[str], max_bytes: int) -> str:

@@ -44,6 +44,13 @@ trailing newline or a stray blank line is common. Consequently a dataset with an
 can only be written as ``jsonl``; the other writers refuse it with an :class:`InputError`
 instead of silently shifting record ids.
 
+Memory: :func:`read_dataset` streams SPMF/FIMI files (blocks of whole lines, :data:`STREAM_BLOCK_BYTES`;
+term ids as int32, the vocabulary sorted and the ids relabelled once at the end), so 10M records of
+10 items read in about 1.1 GB instead of holding the file, its tokens and their int64 keys at once
+(over 10 GB); the result and every error message are the whole-file reader's (a file with comment or
+``@ITEM`` lines, or non-ASCII text, is read whole). The other formats, and :func:`parse_dataset` on
+bytes already in memory, are parsed whole.
+
 Writers sort the terms of each record (records keep their order), write atomically (temporary
 file + rename, see :mod:`corpora.files`) and refuse a term the format cannot represent.
 """
@@ -64,7 +71,7 @@ import pandas as pd
 
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
-from corpora.files import atomic_open, read_bounded
+from corpora.files import atomic_open, iter_bounded, read_bounded
 from corpora.tabular import delimiter_hint, frame_tokens, looks_like_header, parquet_tokens, parse_long, write_parquet
 
 __all__ = ["FORMATS", "EXTENSIONS", "HEADER_FORMATS", "COLUMN_FORMATS", "dataset_from_frame", "dataset_from_tokens",
@@ -175,11 +182,11 @@ _NUMERIC_BYTES[[ord(c) for c in "0123456789 \t\n\r"]] = True
 _POW10 = 10 ** np.arange(19, dtype=np.int64)
 
 
-def _numeric_spmf(data: bytes, name: str, metadata: dict) -> TransactionDataset | None:
-    """Vectorized reader for the common SPMF/FIMI file of plain non-negative integer items.
+def _numeric_tokens(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+    """The integer value of every token and the token count of every non-blank line, vectorized.
 
-    Returns ``None`` (use the general reader) when the file holds anything else: other characters
-    (comments, separators ``-1``/``-2``), numbers with a leading zero or of more than 18 digits.
+    ``None`` when ``data`` is not a file of plain non-negative integer items (other characters,
+    comments, separators ``-1``/``-2``, a lone ``\\r``, a leading zero, more than 18 digits, no token).
     """
     buf = np.frombuffer(data, dtype=np.uint8)
     if len(buf) == 0 or not _NUMERIC_BYTES[buf].all() or data.count(b"\r") != data.count(b"\r\n"):
@@ -195,6 +202,7 @@ def _numeric_spmf(data: bytes, name: str, metadata: dict) -> TransactionDataset 
     if len(starts) == 0:
         return None
     widths = ends - starts
+    del ends
     max_width = int(widths.max())
     if max_width > 18 or np.any((buf[starts] == 48) & (widths > 1)):
         return None
@@ -208,7 +216,19 @@ def _numeric_spmf(data: bytes, name: str, metadata: dict) -> TransactionDataset 
     # tokens per line: how many tokens start before each line end
     line_ends = np.concatenate((np.flatnonzero(buf == 10), [len(buf)]))
     per_line = np.diff(np.searchsorted(starts, line_ends), prepend=0)
-    per_line = per_line[per_line > 0]  # blank lines hold no transaction
+    return values, per_line[per_line > 0]  # blank lines hold no transaction
+
+
+def _numeric_spmf(data: bytes, name: str, metadata: dict) -> TransactionDataset | None:
+    """Vectorized reader for the common SPMF/FIMI file of plain non-negative integer items.
+
+    Returns ``None`` (use the general reader) when the file holds anything else: other characters
+    (comments, separators ``-1``/``-2``), numbers with a leading zero or of more than 18 digits.
+    """
+    tokens = _numeric_tokens(data)
+    if tokens is None:
+        return None
+    values, per_line = tokens
     n_rows = len(per_line)
     rows = np.repeat(np.arange(n_rows, dtype=np.int64), per_line)
     distinct = _sorted_unique(values)
@@ -226,11 +246,150 @@ def _numeric_spmf(data: bytes, name: str, metadata: dict) -> TransactionDataset 
     return _csr_from_ids(ids, rows, n_rows, vocabulary, name, metadata)
 
 
-def _read_bytes(path: Path) -> bytes:
+STREAM_BLOCK_BYTES = 4 << 20
+"""Bytes of whole lines the streaming SPMF reader (:func:`_stream_spmf`) tokenizes at a time."""
+
+
+class _TermIds:
+    """Interim term ids in order of first sight, for integer tokens and text tokens alike.
+
+    Integer tokens (the numeric fast path) and text tokens keep separate tables, so a block never
+    turns millions of numbers into strings; :meth:`relabel` maps both onto the sorted vocabulary
+    (an integer and its decimal text are the same term).
+    """
+
+    def __init__(self) -> None:
+        self.numbers: dict[int, int] = {}
+        self.texts: dict[str, int] = {}
+        self.count = 0
+
+    def ids(self, uniques: list, table: dict) -> np.ndarray:
+        """The interim id of each distinct token of a block (new ones get the next ids)."""
+        out = list(map(table.get, uniques))
+        if None in out:
+            for i, (token, found) in enumerate(zip(uniques, out, strict=True)):
+                if found is None:
+                    found = table.get(token)
+                    if found is None:
+                        found = table[token] = self.count
+                        self.count += 1
+                    out[i] = found
+        return np.asarray(out, dtype=np.int64)
+
+    def relabel(self) -> tuple[tuple[str, ...], np.ndarray]:
+        """The sorted vocabulary and, for every interim id, its position in it."""
+        text: list[str] = [""] * self.count
+        for number, i in self.numbers.items():
+            text[i] = str(number)
+        for token, i in self.texts.items():
+            text[i] = token
+        vocabulary = sorted(set(text))
+        position = {t: i for i, t in enumerate(vocabulary)}
+        return tuple(vocabulary), np.fromiter(map(position.__getitem__, text), dtype=np.int64, count=len(text))
+
+
+def _stream_spmf(path: Path, name: str, metadata: dict) -> TransactionDataset | None:
+    """Read an SPMF/FIMI file block by block, never holding a Python object per token or record.
+
+    The file is read in 1 MiB pieces with the checks of :func:`corpora.files.read_bounded` (the
+    same errors: NUL byte, line longer than :data:`MAX_LINE_BYTES`, bad gzip), and tokenized in
+    blocks of about :data:`STREAM_BLOCK_BYTES` of whole lines: integer items by the vectorized
+    :func:`_numeric_tokens`, other ASCII items by one ``split`` per block (SPMF's ``-1``/``-2``
+    separators dropped as in :func:`_drop_separators`). Each block keeps only an int32 array of
+    interim term ids and the item count of each record; once the vocabulary is known it is sorted
+    and every block is relabelled, sorted and deduplicated per record, giving exactly the arrays of
+    the whole-file reader (:func:`parse_dataset`). Peak memory is about the final CSR arrays plus
+    one block's temporaries (10M records of 10 items: under 1.5 GB where holding the file, its
+    tokens and their int64 keys at once took several times that).
+
+    Returns ``None`` when a block holds what only the whole-file reader handles (comment or
+    ``@ITEM`` lines, non-ASCII text) or no record was found; the caller then reads the whole file,
+    so every error message (``FILE:LINE: ...``) stays that reader's.
+    """
+    ids = _TermIds()
+    blocks: list[tuple[np.ndarray, np.ndarray]] = []  # (interim term ids, items per record)
+
+    def tokenize(block: bytes) -> bool:
+        numeric = _numeric_tokens(block)
+        if numeric is not None:
+            values, per_record = numeric
+            codes, uniques = pd.factorize(values, sort=False)
+            table = ids.numbers
+        else:
+            tokens = _ascii_spmf_tokens(block)
+            if tokens is None:
+                return False
+            flat, rows, n_rows = _drop_separators(*tokens)
+            if n_rows == 0:
+                return True
+            per_record = np.bincount(rows, minlength=n_rows)
+            codes, uniques = pd.factorize(np.asarray(flat, dtype=object), sort=False)
+            table = ids.texts
+        interim = ids.ids(uniques.tolist(), table)[codes]
+        blocks.append((interim.astype(np.int32), per_record.astype(np.int32)))
+        return True
+
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as handle:
+            pending: list[bytes] = []
+            size = 0
+            for piece in iter_bounded(handle, path, max_line=MAX_LINE_BYTES):
+                pending.append(piece)
+                size += len(piece)
+                if size < STREAM_BLOCK_BYTES:
+                    continue
+                data = b"".join(pending)
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    pending, size = [data], len(data)
+                    continue
+                if not tokenize(data[:cut]):
+                    return None
+                pending, size = [data[cut:]], len(data) - cut
+                del data
+            if size and not tokenize(b"".join(pending)):
+                return None
+    except (gzip.BadGzipFile, EOFError) as exc:
+        raise InputError(f"{path}: not a valid gzip file ({exc})") from None
+    n_rows = sum(len(counts) for _, counts in blocks)
+    if n_rows == 0:
+        return None
+    vocabulary, rank = ids.relabel()
+    width = max(len(vocabulary), 1)
+    total = sum(len(interim) for interim, _ in blocks)
+    indices = np.empty(total, dtype=np.int32)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    filled = row = 0
+    blocks.reverse()
+    while blocks:  # relabel, sort and deduplicate block by block, releasing each block
+        interim, counts = blocks.pop()
+        keys = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        keys *= width
+        keys += rank[interim]
+        del interim
+        keys = _sorted_unique(keys)
+        key_rows = keys // width
+        keys -= key_rows * width
+        indices[filled:filled + len(keys)] = keys
+        filled += len(keys)
+        indptr[row + 1:row + 1 + len(counts)] = np.bincount(key_rows, minlength=len(counts))
+        row += len(counts)
+    np.cumsum(indptr, out=indptr)
+    if filled < total:
+        indices = indices[:filled].copy()
+    return TransactionDataset(vocabulary, indptr, indices, name=name, metadata=dict(metadata))
+
+
+def _check_file(path: Path) -> None:
     if not path.exists():
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected a transaction file")
+
+
+def _read_bytes(path: Path) -> bytes:
+    _check_file(path)
     try:
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         with opener(path, "rb") as handle:
@@ -514,6 +673,11 @@ def read_dataset(
         if n_rows == 0:
             raise _no_records(path)
         return dataset_from_tokens(flat, rows, n_rows, name=name, metadata={"path": str(path), "format": fmt})
+    if fmt == "spmf":
+        _check_file(path)
+        streamed = _stream_spmf(path, name, {"path": str(path), "format": fmt})
+        if streamed is not None:
+            return streamed
     data = _read_bytes(path)
     return parse_dataset(data, fmt, name=name, source=str(path), delimiter=delimiter, header=header,
                          user_column=user_column, item_column=item_column)

@@ -211,3 +211,60 @@ def test_spmf_fast_paths_agree_with_the_line_loop(tmp_path_factory, body):
     got = read_dataset(plain)
     assert got.sorted_records() == expected.sorted_records()
     assert got.vocabulary == expected.vocabulary
+
+
+streamed_text = st.lists(
+    st.lists(st.one_of(st.integers(0, 40).map(str), st.sampled_from(["-1", "-2", "a", "01", "b c", "\r", "#x", "é"])),
+             max_size=6).map(" ".join),
+    min_size=1, max_size=30).map("\n".join)
+
+
+@settings(max_examples=80, deadline=None)
+@given(body=streamed_text)
+def test_streaming_spmf_reader_equals_the_whole_file_reader(tmp_path_factory, monkeypatch_module, body):
+    """read_dataset streams SPMF files in blocks; with tiny pieces and blocks (many block borders,
+    numeric and text blocks mixed) it must give the whole-file reader's arrays or its error."""
+    from pathlib import Path
+
+    from corpora.formats import parse_dataset
+
+    path = Path(tmp_path_factory.mktemp("stream")) / "s.txt"
+    path.write_bytes(body.encode())
+    try:
+        expected = parse_dataset(path.read_bytes(), "spmf", name="s", source=str(path))
+    except InputError as exc:
+        with pytest.raises(InputError) as got_exc:
+            read_dataset(path)
+        assert str(got_exc.value) == str(exc)
+        return
+    got = read_dataset(path)
+    assert got.vocabulary == expected.vocabulary and got.name == expected.name
+    assert dict(got.metadata) == dict(expected.metadata)
+    assert got.indptr.dtype == expected.indptr.dtype and (got.indptr == expected.indptr).all()
+    assert got.indices.dtype == expected.indices.dtype and (got.indices == expected.indices).all()
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    """1 MiB pieces and 4 MiB blocks shrunk to a few bytes, so small files cross many borders."""
+    import corpora.files
+    import corpora.formats
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(corpora.files, "_PIECE", 5)
+        patch.setattr(corpora.formats, "STREAM_BLOCK_BYTES", 8)
+        yield
+
+
+def test_streaming_spmf_reader_reports_bad_bytes_like_the_whole_file_reader(tmp_path):
+    nul = tmp_path / "nul.txt"
+    nul.write_bytes(b"1 2\n3 4\n" * 1000 + b"5\x006\n")
+    with pytest.raises(InputError, match=r"nul.txt: a binary file \(NUL byte at offset 8001\)"):
+        read_dataset(nul)
+    bad_gz = tmp_path / "bad.txt.gz"
+    bad_gz.write_bytes(b"not gzip at all\n")
+    with pytest.raises(InputError, match="not a valid gzip file"):
+        read_dataset(bad_gz)
+    zipped = tmp_path / "ok.txt.gz"
+    zipped.write_bytes(gzip.compress(b"3 1\n\n2 2 x\n"))
+    assert read_dataset(zipped).sorted_records() == [["1", "3"], ["2", "x"]]
