@@ -365,7 +365,7 @@ def _stream(args: argparse.Namespace, settings: object, depth: int, seed: int, r
     with no_gc(), ReleaseWriter(args.output, args.truth, split_params(settings, depth),  # type: ignore[arg-type]
                                 seed=seed, safe_seed=seed if args.safe else None) as out:
         for result in results:
-            out.add(result.release, result.truth if args.truth else None, result.records)
+            out.add(result.release, result.truth if args.truth else None)
             figures.add(result.release, result.truth)
             for step, value in result.seconds.items():
                 figures.seconds[step] = figures.seconds.get(step, 0.0) + value

@@ -116,6 +116,7 @@ def disassociate(
     safe: bool = False,
     safe_targets: str = "linkable",
     split_depth: int = 0,
+    record_ids: Sequence[int] | np.ndarray | None = None,
 ) -> tuple[Release, Truth]:
     """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
 
@@ -143,6 +144,8 @@ def disassociate(
     disassociates each part on its own (:mod:`anonymizer.parts`, where what stays the same as the
     unsplit run is stated): the way to run tens of millions of records in bounded memory, and
     what ``--executor dask`` distributes. The release's params then carry ``split_depth``.
+    ``record_ids`` are the ids the truth gives the records (default: their positions 0..n-1); a
+    split run passes each part's positions in the whole dataset.
 
     >>> from corpora import load_dataset
     >>> release, truth = disassociate(load_dataset("terrovitis2012-fig2"), k=2, m=2, seed=7)
@@ -164,12 +167,17 @@ def disassociate(
                          "non-empty records (Terrovitis2012 section 5: a valid dataset has no empty record)")
     k, m, max_cluster_size = int(k), int(m), int(max_cluster_size)
     check_split_depth(split_depth)
+    ids = None if record_ids is None else np.asarray(record_ids, dtype=np.int64)
+    if ids is not None and (ids.shape != (len(dataset),) or (len(ids) and int(ids.min()) < 0)):
+        raise InputError(f"record_ids must hold one id >= 0 per record ({len(dataset)}), got shape {ids.shape}")
     if split_depth:
+        if ids is not None:
+            raise InputError("record_ids and split_depth cannot be combined (a split run numbers its parts' records)")
         return _disassociate_split(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed, timings, safe,
                                    safe_targets, int(split_depth))
     with no_gc():
         release, truth = _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
-                                       timings if timings is not None else DisassociationTimings())
+                                       timings if timings is not None else DisassociationTimings(), ids)
     if safe:
         from anonymizer.safe import safe_disassociate
 
@@ -179,7 +187,7 @@ def disassociate(
 
 def _disassociate(
     dataset: TransactionDataset, k: int, m: int, max_cluster_size: int, horpart: str, verpart: str,
-    refine: bool, seed: int, timings: DisassociationTimings,
+    refine: bool, seed: int, timings: DisassociationTimings, record_ids: np.ndarray | None = None,
 ) -> tuple[Release, Truth]:
     t0 = time.perf_counter()
     hp: HorizontalPartition = join_small_clusters(_horpart(dataset, k, max_cluster_size, horpart), dataset, k,
@@ -207,7 +215,7 @@ def _disassociate(
         "refine": bool(refine),
         "safe": False,
     }
-    release, truth = build_release(table, plans, params, seed)
+    release, truth = build_release(table, plans, params, seed, record_ids)
     t4 = time.perf_counter()
     timings.horpart, timings.verpart, timings.refine, timings.build = t1 - t0, t2 - t1, t3 - t2, t4 - t3
     return release, truth
@@ -240,7 +248,7 @@ def _disassociate_split(
         timings.extra["split"] = split_seconds
         timings.records_suppressed = sum(r.records_suppressed for r in results)
         timings.records_moved = sum(r.records_moved for r in results)
-    return merge_parts(((r.release, r.truth, r.records) for r in results), split_params(settings, split_depth),
+    return merge_parts(((r.release, r.truth) for r in results), split_params(settings, split_depth),
                        seed, seed if safe else None)
 
 
@@ -272,13 +280,18 @@ def _shuffled_order(groups: np.ndarray, hashes: np.ndarray, rng: np.random.Gener
 
 
 def build_release(
-    table: PartitionTable, plans: Sequence, params: dict, seed: int
+    table: PartitionTable, plans: Sequence, params: dict, seed: int, record_ids: np.ndarray | None = None
 ) -> tuple[Release, Truth]:
     """Build the release and truth from VERPART's table and REFINE's joint plans (interfaces_refine).
 
     ``params`` are published as given (they must not hold the seed); ``seed`` drives the
-    publishing shuffle and is stored in the truth.
+    publishing shuffle and is stored in the truth. The truth names record ``i`` of the table
+    ``record_ids[i]`` (default: ``i``).
     """
+
+    def ids(positions: np.ndarray) -> np.ndarray:
+        return positions if record_ids is None else record_ids[positions]
+
     if "seed" in params:
         raise ValueError("params must not hold the seed: the release is published, the seed is secret")
     rng = generator(seed, "publish")
@@ -321,7 +334,7 @@ def build_release(
     final = _shuffled_order(s_gid, s_hash, rng)
     term_strings = voc[e_term].tolist() if len(e_term) else []
     subs = list(map(tuple, map(term_strings.__getitem__, map(slice, s_start[final].tolist(), s_end[final].tolist()))))
-    sub_recs = s_rec[final].tolist()
+    sub_recs = ids(s_rec[final]).tolist()
     g_bounds = np.searchsorted(s_gid[final], np.arange(int(chunk_offset[-1]) + 1)).tolist()
 
     # ---- term chunks: terms sorted; the truth lists the records holding each term. The terms the
@@ -357,10 +370,10 @@ def build_release(
     tc_bounds = np.searchsorted(table.pair_cluster[tc_pairs], np.arange(n_cl + 1)).tolist()
     tc_terms = voc[table.pair_term[tc_pairs]].tolist() if len(tc_pairs) else []
     tc_support = support[tc_pairs]
-    tc_recs = table.entry_record[np.repeat(tc_mask, support)].tolist()
+    tc_recs = ids(table.entry_record[np.repeat(tc_mask, support)]).tolist()
     tc_ends = np.cumsum(tc_support)
     tc_lists = list(map(tc_recs.__getitem__, map(slice, (tc_ends - tc_support).tolist(), tc_ends.tolist())))
-    member_lists = np.concatenate(table.clusters).tolist() if n_cl else []
+    member_lists = ids(np.concatenate(table.clusters)).tolist() if n_cl else []
     member_bounds = np.cumsum([0] + [len(c) for c in table.clusters]).tolist()
 
     clusters: list[Cluster] = []
@@ -403,7 +416,7 @@ def build_release(
     shared_hash = (np.add.reduceat(hashes[flat_terms], sub_first) if len(flat_subs)
                    else np.zeros(0, dtype=np.uint64))
     shared_order_arr = _shuffled_order(listed_group, shared_hash, rng)
-    ordered_recs = flat_rec_ids[shared_order_arr].tolist()
+    ordered_recs = ids(flat_rec_ids[shared_order_arr]).tolist()
     ordered_subs = list(map(flat_subs.__getitem__, shared_order_arr.tolist()))
     del flat_subs
     chunk_bounds = np.cumsum([0, *chunk_sizes]).tolist()

@@ -91,8 +91,8 @@ class Settings:
 
 @dataclass
 class PartResult:
-    """A disassociated part: its release, truth (ids local to the part), the part's record ids in
-    the whole dataset, and the seconds and record counts of its steps."""
+    """A disassociated part: its release, truth (record ids of the whole dataset), the part's record
+    ids, and the seconds and record counts of its steps."""
 
     index: int
     release: object
@@ -212,7 +212,8 @@ def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarr
     release, truth = disassociate(dataset, settings.k, settings.m, settings.max_cluster_size,
                                   horpart=settings.horpart, verpart=settings.verpart, refine=settings.refine,
                                   seed=part_seed(seed, index) if split else seed, timings=timings,
-                                  safe=settings.safe, safe_targets=settings.safe_targets)
+                                  safe=settings.safe, safe_targets=settings.safe_targets,
+                                  record_ids=records if split else None)
     seconds = {"horpart": timings.horpart, "verpart": timings.verpart, "refine": timings.refine,
                "build": timings.build}
     seconds["safe"] = max(0.0, time.perf_counter() - start - timings.total) if settings.safe else 0.0

@@ -11,8 +11,8 @@ maximum cluster size 30) writing the release and truth took 18 s through ``to_di
 :class:`ReleaseWriter` streams: a run split into parts (:mod:`anonymizer.parts`, the Dask
 executor of :mod:`anonymizer.distributed`) adds each part's release and truth as soon as it is
 done, and only that part is held in memory. Each part's clusters ``P1..`` and joint clusters
-``J1..`` are renumbered to follow the parts before it, and its truth's record ids (positions in
-the part) become positions in the whole input. Clusters go straight to the release file; joint
+``J1..`` are renumbered to follow the parts before it (its truth already names records by their
+positions in the whole input). Clusters go straight to the release file; joint
 clusters, which the format lists after all clusters, wait in an unnamed temporary file and are
 copied in at the end. Both files are written to temporary names and renamed only when both are
 complete (:func:`corpora.files.atomic_open`): a failed or interrupted run leaves neither.
@@ -23,7 +23,6 @@ complete (:func:`corpora.files.atomic_open`): a failed or interrupted run leaves
 from __future__ import annotations
 
 import contextlib
-import itertools
 import shutil
 import sys
 import tempfile
@@ -32,7 +31,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-import numpy as np
 import orjson
 from tqdm import tqdm
 
@@ -66,23 +64,14 @@ def _items(objs: Sequence[Any]) -> bytes:
     return _dumps(objs)[1:-1] if objs else b""
 
 
-def _remap_lists(lists: Sequence[Sequence[int]], records: np.ndarray) -> list[list[int]]:
-    """Every id ``r >= 0`` of ``lists`` replaced by ``records[r]`` (ghosts, -1, stay -1), in one pass."""
-    sizes = list(map(len, lists))
-    flat = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=sum(sizes))
-    mapped = np.where(flat >= 0, records[np.maximum(flat, 0)], flat).tolist() if len(flat) else []
-    ends = list(itertools.accumulate(sizes))
-    return [mapped[e - s : e] for s, e in zip(sizes, ends, strict=True)]
-
-
-def renumbered(
-    release: Release, truth: Truth | None, first_cluster: int, first_joint: int, records: np.ndarray | None = None,
-) -> tuple[list[Cluster], list[JointCluster], list[ClusterTruth], list[JointClusterTruth]]:
+def renumbered(release: Release, truth: Truth | None, first_cluster: int, first_joint: int
+               ) -> tuple[list[Cluster], list[JointCluster], list[ClusterTruth], list[JointClusterTruth]]:
     """``release``'s clusters as ``P{first_cluster + 1}..`` and joint clusters as ``J{first_joint + 1}..``
-    (children follow), with the truth's record ids mapped through ``records`` (``records[i]`` is
-    the id in the whole input of the part's record ``i``; ``None`` keeps them).
+    (children follow), and the truth's pieces under the same names.
 
-    Copies only the small objects around the chunks: sub-records are shared, not copied.
+    Copies only the small objects around the chunks: sub-records and record-id lists are shared.
+    The truth's record ids are kept as they are: a part's truth already names the records by their
+    positions in the whole dataset (:func:`anonymizer.parts.disassociate_part`).
     """
     names: dict[str, str] = {}
     for i, c in enumerate(release.clusters):
@@ -94,41 +83,21 @@ def renumbered(
               for j in release.joint_clusters]
     if truth is None:
         return clusters, joints, [], []
-    truths: list[ClusterTruth] = []
-    joint_truths: list[JointClusterTruth] = []
-    if records is None:
-        truths = [ClusterTruth(names[t.id], t.records, t.record_chunks, t.term_chunk) for t in truth.clusters]
-        joint_truths = [JointClusterTruth(names[t.id], t.shared_chunks) for t in truth.joint_clusters]
-        return clusters, joints, truths, joint_truths
-    records = np.asarray(records, dtype=np.int64)
-    lists: list[Sequence[int]] = []
-    for t in truth.clusters:
-        lists.append(t.records)
-        lists.extend(t.record_chunks)
-        lists.extend(t.term_chunk.values())
-    for jt in truth.joint_clusters:
-        lists.extend(jt.shared_chunks)
-    mapped = iter(_remap_lists(lists, records))
-    for t in truth.clusters:
-        recs = next(mapped)
-        chunks = [next(mapped) for _ in t.record_chunks]
-        terms = {term: next(mapped) for term in t.term_chunk}
-        truths.append(ClusterTruth(names[t.id], recs, chunks, terms))
-    for jt in truth.joint_clusters:
-        joint_truths.append(JointClusterTruth(names[jt.id], [next(mapped) for _ in jt.shared_chunks]))
+    truths = [ClusterTruth(names[t.id], t.records, t.record_chunks, t.term_chunk) for t in truth.clusters]
+    joint_truths = [JointClusterTruth(names[t.id], t.shared_chunks) for t in truth.joint_clusters]
     return clusters, joints, truths, joint_truths
 
 
-def merge_parts(parts: Iterable[tuple[Release, Truth, np.ndarray]], params: Mapping[str, Any], seed: int | None,
+def merge_parts(parts: Iterable[tuple[Release, Truth]], params: Mapping[str, Any], seed: int | None,
                 safe_seed: int | None = None) -> tuple[Release, Truth]:
-    """One release and truth in memory from the parts' (release, truth, record ids), in part order,
-    numbered as :class:`ReleaseWriter` numbers them (the same bytes once written)."""
+    """One release and truth in memory from the parts' (release, truth), in part order, numbered as
+    :class:`ReleaseWriter` numbers them (the same bytes once written)."""
     clusters: list[Cluster] = []
     joints: list[JointCluster] = []
     truths: list[ClusterTruth] = []
     joint_truths: list[JointClusterTruth] = []
-    for release, truth, records in parts:
-        c, j, t, jt = renumbered(release, truth, len(clusters), len(joints), records)
+    for release, truth in parts:
+        c, j, t, jt = renumbered(release, truth, len(clusters), len(joints))
         clusters += c
         joints += j
         truths += t
@@ -140,8 +109,8 @@ class ReleaseWriter:
     """Write one release (and optionally its truth) from parts added in order; see the module doc.
 
     >>> with ReleaseWriter("release.json", "truth.json", params, seed=seed) as out:  # doctest: +SKIP
-    ...     for release, truth, records in parts:
-    ...         out.add(release, truth, records)
+    ...     for release, truth in parts:
+    ...         out.add(release, truth)
 
     Nothing appears under either name unless the ``with`` block ends normally.
     """
@@ -178,9 +147,8 @@ class ReleaseWriter:
             self._truth.write(_truth_head(self.seed, self.safe_seed))
         return self
 
-    def add(self, release: Release, truth: Truth | None = None, records: np.ndarray | None = None, *,
-            renumber: bool = True) -> None:
-        """Append one part: its clusters and joint clusters renumbered, its truth's ids through ``records``.
+    def add(self, release: Release, truth: Truth | None = None, *, renumber: bool = True) -> None:
+        """Append one part: its clusters and joint clusters renumbered to follow the parts before it.
 
         ``renumber=False`` writes the ids as they are (a whole release written in one go).
         """
@@ -189,8 +157,7 @@ class ReleaseWriter:
         if (truth is None) != (self._truth is None):
             raise ValueError("give a truth with every part exactly when the writer has a truth path")
         if renumber:
-            clusters, joints, truths, joint_truths = renumbered(release, truth, self.n_clusters, self.n_joints,
-                                                                records)
+            clusters, joints, truths, joint_truths = renumbered(release, truth, self.n_clusters, self.n_joints)
         else:
             clusters, joints = release.clusters, release.joint_clusters
             truths, joint_truths = (truth.clusters, truth.joint_clusters) if truth is not None else ([], [])

@@ -38,7 +38,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _dask_release(client: object, path: Path, s: Settings, depth: int, seed: int, blocksize: int) -> tuple:
     run = plan_dask_run(client, str(path), s, depth, seed, blocksize=blocksize)
-    release, truth = merge_parts(((r.release, r.truth, r.records) for r in run.results), split_params(s, depth), seed,
+    release, truth = merge_parts(((r.release, r.truth) for r in run.results), split_params(s, depth), seed,
                                  seed if s.safe else None)
     return run, release, truth
 
