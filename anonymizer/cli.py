@@ -23,13 +23,13 @@ import json
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from anonymizer.disassociate import DEFAULT_MAX_CLUSTER_SIZE, default_max_cluster_size
 from anonymizer.distributed import DEFAULT_SPLIT_DEPTH
 from anonymizer.hierarchy import DEFAULT_FANOUT
 from anonymizer.horpart import HORPART_STRATEGIES
+from anonymizer.parts import PartResult, RunFigures, Settings
 from anonymizer.release import Release, Truth
 from anonymizer.release_writer import ReleaseWriter, write_release_and_truth
 from anonymizer.safe import TARGETS as SAFE_TARGETS
@@ -130,51 +130,6 @@ def _load(source: str, fmt: str | None, **options: object) -> TransactionDataset
     from corpora.registry import load_dataset
 
     return load_dataset(source, format=fmt, **options)  # type: ignore[arg-type]
-
-
-@dataclass
-class RunFigures:
-    """The figures the command line prints, added up part by part (a split run never holds the
-    whole release): clusters, chunks, the share of term occurrences in term chunks and tlost
-    (Terrovitis2012 section 7.1, as :func:`anonymizer.utility.tlost` computes it)."""
-
-    clusters: int = 0
-    joint_clusters: int = 0
-    record_chunks: int = 0
-    shared_chunks: int = 0
-    published_records: int = 0
-    term_chunk_occurrences: int = 0
-    kept: set[str] = field(default_factory=set)
-    in_term_chunks: set[str] = field(default_factory=set)
-    seconds: dict[str, float] = field(default_factory=dict)
-    """Seconds of each disassociation step, added up over the parts (split runs)."""
-
-    def add(self, release: Release, truth: Truth) -> None:
-        from anonymizer.utility import published_subrecords
-
-        self.clusters += len(release.clusters)
-        self.joint_clusters += len(release.joint_clusters)
-        self.record_chunks += sum(len(c.record_chunks) for c in release.clusters)
-        self.shared_chunks += sum(len(j.shared_chunks) for j in release.joint_clusters)
-        self.published_records += release.n_records
-        self.term_chunk_occurrences += sum(len(v) for c in truth.clusters for v in c.term_chunk.values())
-        self.kept.update(t for sub in published_subrecords(release) for t in sub)
-        self.in_term_chunks.update(t for c in release.clusters for t in c.term_chunk)
-
-    def summary(self, supports: Mapping[str, int], k: int) -> dict[str, float | int]:
-        """The printed figures, given the input's term supports."""
-        occurrences = sum(supports.values())
-        frequent = [t for t, n in supports.items() if n >= k]
-        lost = sum(1 for t in frequent if t in self.in_term_chunks and t not in self.kept)
-        return {
-            "clusters": self.clusters,
-            "joint_clusters": self.joint_clusters,
-            "record_chunks": self.record_chunks,
-            "shared_chunks": self.shared_chunks,
-            "published_records": self.published_records,
-            "term_chunk_share": self.term_chunk_occurrences / occurrences if occurrences else 0.0,
-            "tlost": lost / len(frequent) if frequent else 0.0,
-        }
 
 
 def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> dict[str, float | int]:
@@ -314,7 +269,7 @@ def _run_split(args: argparse.Namespace) -> int:
     """``--split-depth D`` or ``--executor dask``: the parts disassociated one after the other (or on
     the cluster) and streamed into one release and truth (:mod:`anonymizer.parts`)."""
     from anonymizer.disassociate import check_split_depth
-    from anonymizer.parts import Settings, run_parts, split_parts
+    from anonymizer.parts import run_parts, split_parts
 
     dask = args.executor == "dask"
     depth = args.split_depth if args.split_depth is not None else (DEFAULT_SPLIT_DEPTH if dask else 0)
@@ -329,7 +284,7 @@ def _run_split(args: argparse.Namespace) -> int:
         check_dask_input(args.input, args.format, reading_options(args))
         with dask_client(args.scheduler, args.workers) as client:
             run = plan_dask_run(client, args.input, settings, depth, seed, fmt=args.format,
-                                options=reading_options(args))
+                                options=reading_options(args), encode=True, with_truth=args.truth is not None)
             n_parts = len(run.paths)
             split_at = time.perf_counter()
             figures, suppressed, moved = _stream(args, settings, depth, seed, run.results)
@@ -342,7 +297,8 @@ def _run_split(args: argparse.Namespace) -> int:
         parts = split_parts(dataset, depth, settings.k, settings.max_cluster_size)
         n_parts = len(parts)
         split_at = time.perf_counter()
-        figures, suppressed, moved = _stream(args, settings, depth, seed, run_parts(dataset, parts, settings, seed))
+        results = run_parts(dataset, parts, settings, seed, encode=True, with_truth=args.truth is not None)
+        figures, suppressed, moved = _stream(args, settings, depth, seed, results)
         name, n_records, supports = dataset.name or args.input, len(dataset), dataset.supports()
     done = time.perf_counter()
     where = "on Dask" if dask else "in this process"
@@ -354,21 +310,20 @@ def _run_split(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stream(args: argparse.Namespace, settings: object, depth: int, seed: int, results: Iterable
+def _stream(args: argparse.Namespace, settings: Settings, depth: int, seed: int, results: Iterable[PartResult]
             ) -> tuple[RunFigures, int, int]:
-    from anonymizer.gcpause import no_gc
+    """Write the encoded parts into one release (and truth) as they come; their figures added up."""
     from anonymizer.parts import split_params
 
-    figures = RunFigures()
-    figures.seconds = dict.fromkeys(("horpart", "verpart", "refine", "build", "safe"), 0.0)
+    figures = RunFigures(seconds=dict.fromkeys(("horpart", "verpart", "refine", "build", "safe"), 0.0))
     suppressed = moved = 0
-    with no_gc(), ReleaseWriter(args.output, args.truth, split_params(settings, depth),  # type: ignore[arg-type]
-                                seed=seed, safe_seed=seed if args.safe else None) as out:
+    with ReleaseWriter(args.output, args.truth, split_params(settings, depth), seed=seed,
+                       safe_seed=seed if args.safe else None) as out:
         for result in results:
-            out.add(result.release, result.truth if args.truth else None)
-            figures.add(result.release, result.truth)
-            for step, value in result.seconds.items():
-                figures.seconds[step] = figures.seconds.get(step, 0.0) + value
+            if result.encoded is None or result.figures is None:
+                raise ValueError("the parts of a streamed run must be encoded (run_parts(..., encode=True))")
+            out.add(result.encoded)
+            figures.merge(result.figures)
             suppressed += result.records_suppressed
             moved += result.records_moved
     return figures, suppressed, moved

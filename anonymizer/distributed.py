@@ -48,7 +48,7 @@ from corpora.errors import InputError
 __all__ = ["DEFAULT_BLOCKSIZE", "DEFAULT_SPLIT_DEPTH", "DaskRun", "check_dask_input", "dask_client", "plan_dask_run"]
 
 DEFAULT_BLOCKSIZE = 64 * 2**20
-"""Bytes of input per block (each block is one task's share of the reading)."""
+"""The largest block of input one task reads (bytes); smaller files are cut into four blocks per worker."""
 
 DEFAULT_SPLIT_DEPTH = 3
 """Split depth of ``--executor dask`` when none is given: up to 8 parts."""
@@ -207,10 +207,11 @@ def _join_pieces(pieces: list[tuple[np.ndarray, TransactionDataset]]) -> tuple[n
     return (np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)), dataset
 
 
-def _run_part(index: int, settings: Settings, seed: int, split: bool,
+def _run_part(index: int, settings: Settings, seed: int, split: bool, encode: bool, with_truth: bool,
               *pieces: tuple[np.ndarray, TransactionDataset]) -> PartResult:
     records, dataset = _join_pieces(list(pieces))
-    return disassociate_part(dataset, index, records, settings, seed, split=split)
+    return disassociate_part(dataset, index, records, settings, seed, split=split, encode=encode,
+                             with_truth=with_truth)
 
 
 def _pick(pieces: list, i: int) -> Any:
@@ -221,7 +222,9 @@ def _pick(pieces: list, i: int) -> Any:
 # The client's side
 # ---------------------------------------------------------------------------------------------
 
-def _blocks(path: str, blocksize: int) -> list[tuple[int, int]]:
+def _blocks(path: str, blocksize: int | None, n_workers: int) -> list[tuple[int, int]]:
+    """Byte ranges of ``path``: ``blocksize`` bytes each, or (``None``) enough blocks for every worker
+    to hold four, between 1 MiB and :data:`DEFAULT_BLOCKSIZE` each."""
     import fsspec
 
     try:
@@ -231,6 +234,8 @@ def _blocks(path: str, blocksize: int) -> list[tuple[int, int]]:
         raise InputError(f"{path}: cannot read ({str(exc)[:100]})") from None
     if size == 0:
         raise InputError(f"{path}: empty file (no transactions)")
+    if blocksize is None:
+        blocksize = min(DEFAULT_BLOCKSIZE, max(2**20, -(-size // (4 * max(n_workers, 1)))))
     return [(start, min(blocksize, size - start)) for start in range(0, size, blocksize)]
 
 
@@ -255,15 +260,19 @@ def check_dask_input(path: str, fmt: str | None = None, options: Mapping[str, An
 
 
 def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, seed: int, *, fmt: str | None = None,
-                  blocksize: int = DEFAULT_BLOCKSIZE, options: Mapping[str, Any] | None = None) -> DaskRun:
+                  blocksize: int | None = None, options: Mapping[str, Any] | None = None, encode: bool = False,
+                  with_truth: bool = True) -> DaskRun:
     """Read ``path`` on the cluster, take the first ``split_depth`` splits, and return the run whose
-    ``results`` yields the disassociated parts in order (see the module doc)."""
+    ``results`` yields the disassociated parts in order (see the module doc). ``encode=True`` has
+    the workers send each part as JSON pieces (:class:`anonymizer.release_writer.EncodedPart`) and
+    its figures instead of Python objects: the client then only writes bytes."""
     if not 0 <= split_depth <= MAX_SPLIT_DEPTH:
         raise InputError(f"split depth must be an integer from 0 to {MAX_SPLIT_DEPTH}, got {split_depth}")
     options = dict(options or {})
     path, fmt = check_dask_input(path, fmt, options)
+    workers = sorted(client.scheduler_info().get("workers", {}))
     blocks = [client.submit(_parse_block, path, start, length, fmt, start == 0, options, pure=False)
-              for start, length in _blocks(path, blocksize)]
+              for start, length in _blocks(path, blocksize, len(workers))]
     sizes = client.gather([client.submit(len, b) for b in blocks])
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64).tolist()
     n_records = int(offsets[-1])
@@ -316,11 +325,12 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
         from tqdm import tqdm
 
         pieces = [client.submit(_block_pieces, b, offsets[i], decisions, leaves) for i, b in enumerate(blocks)]
-        window = max(2, 2 * len(client.scheduler_info().get("workers", {})))
+        window = max(2, 2 * len(workers))
 
-        def submit(index: int) -> Any:
-            return client.submit(_run_part, index, settings, seed, split,
-                                 *[client.submit(_pick, p, index) for p in pieces])
+        def submit(index: int) -> Any:  # parts go round the workers (the pieces' locality would pile them up)
+            place = {"workers": [workers[index % len(workers)]], "allow_other_workers": True} if workers else {}
+            return client.submit(_run_part, index, settings, seed, split, encode, with_truth,
+                                 *[client.submit(_pick, p, index) for p in pieces], **place)
 
         pending = deque(submit(index) for index in range(min(window, len(leaves))))
         following = len(pending)

@@ -41,15 +41,17 @@ Choices (the paper has no split depth):
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from anonymizer.release import Release, Truth
+from anonymizer.release_writer import EncodedPart
 from corpora.dataset import TransactionDataset
 
-__all__ = ["MAX_SPLIT_DEPTH", "Part", "Settings", "PartResult", "choose_split", "split_parts", "part_dataset",
-           "disassociate_part", "run_parts", "split_params"]
+__all__ = ["MAX_SPLIT_DEPTH", "Part", "Settings", "PartResult", "RunFigures", "choose_split", "split_parts",
+           "part_dataset", "disassociate_part", "run_parts", "split_params"]
 
 MAX_SPLIT_DEPTH = 16
 """The deepest split accepted (at most 65,536 parts)."""
@@ -95,12 +97,71 @@ class PartResult:
     ids, and the seconds and record counts of its steps."""
 
     index: int
-    release: object
-    truth: object
+    release: Release | None
+    truth: Truth | None
     records: np.ndarray
     seconds: dict[str, float] = field(default_factory=dict)
     records_suppressed: int = 0
     records_moved: int = 0
+    encoded: EncodedPart | None = None
+    """The release (and truth) as JSON pieces when the part was encoded (``release``/``truth`` are then None)."""
+    figures: RunFigures | None = None
+    """The part's printed figures, when it was encoded."""
+
+
+@dataclass
+class RunFigures:
+    """The figures the command line prints, added up part by part (a split run never holds the
+    whole release): clusters, chunks, the share of term occurrences in term chunks and tlost
+    (Terrovitis2012 section 7.1, as :func:`anonymizer.utility.tlost` computes it)."""
+
+    clusters: int = 0
+    joint_clusters: int = 0
+    record_chunks: int = 0
+    shared_chunks: int = 0
+    published_records: int = 0
+    term_chunk_occurrences: int = 0
+    kept: set[str] = field(default_factory=set)
+    in_term_chunks: set[str] = field(default_factory=set)
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Seconds of each disassociation step, added up over the parts (split runs)."""
+
+    def add(self, release: Release, truth: Truth) -> None:
+        from anonymizer.utility import published_subrecords
+
+        self.clusters += len(release.clusters)
+        self.joint_clusters += len(release.joint_clusters)
+        self.record_chunks += sum(len(c.record_chunks) for c in release.clusters)
+        self.shared_chunks += sum(len(j.shared_chunks) for j in release.joint_clusters)
+        self.published_records += release.n_records
+        self.term_chunk_occurrences += sum(len(v) for c in truth.clusters for v in c.term_chunk.values())
+        self.kept.update(t for sub in published_subrecords(release) for t in sub)
+        self.in_term_chunks.update(t for c in release.clusters for t in c.term_chunk)
+
+    def merge(self, other: RunFigures) -> None:
+        """Add another part's figures to these."""
+        for name in ("clusters", "joint_clusters", "record_chunks", "shared_chunks", "published_records",
+                     "term_chunk_occurrences"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.kept |= other.kept
+        self.in_term_chunks |= other.in_term_chunks
+        for step, value in other.seconds.items():
+            self.seconds[step] = self.seconds.get(step, 0.0) + value
+
+    def summary(self, supports: Mapping[str, int], k: int) -> dict[str, float | int]:
+        """The printed figures, given the input's term supports."""
+        occurrences = sum(supports.values())
+        frequent = [t for t, n in supports.items() if n >= k]
+        lost = sum(1 for t in frequent if t in self.in_term_chunks and t not in self.kept)
+        return {
+            "clusters": self.clusters,
+            "joint_clusters": self.joint_clusters,
+            "record_chunks": self.record_chunks,
+            "shared_chunks": self.shared_chunks,
+            "published_records": self.published_records,
+            "term_chunk_share": self.term_chunk_occurrences / occurrences if occurrences else 0.0,
+            "tlost": lost / len(frequent) if frequent else 0.0,
+        }
 
 
 def choose_split(n_records: int, supports: np.ndarray, k: int, max_cluster_size: int) -> int | None:
@@ -198,11 +259,13 @@ def split_params(settings: Settings, split_depth: int) -> dict[str, object]:
 
 
 def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarray, settings: Settings,
-                      seed: int, split: bool = True) -> PartResult:
+                      seed: int, split: bool = True, encode: bool = False, with_truth: bool = True) -> PartResult:
     """Disassociate one part (``dataset`` holds only its records) with its own seed.
 
     ``seed`` is the owner's seed; part ``index`` draws from :func:`anonymizer.seeds.part_seed`
-    unless ``split`` is False (the unsplit run, which uses the owner's seed as is).
+    unless ``split`` is False (the unsplit run, which uses the owner's seed as is). ``encode``
+    returns the part as JSON pieces with its figures instead of objects (what the streaming writer
+    takes, and all a Dask worker sends back); ``with_truth=False`` leaves the truth out of them.
     """
     from anonymizer.disassociate import DisassociationTimings, disassociate
     from anonymizer.seeds import part_seed
@@ -217,14 +280,25 @@ def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarr
     seconds = {"horpart": timings.horpart, "verpart": timings.verpart, "refine": timings.refine,
                "build": timings.build}
     seconds["safe"] = max(0.0, time.perf_counter() - start - timings.total) if settings.safe else 0.0
-    return PartResult(index, release, truth, np.asarray(records, dtype=np.int64), seconds,
-                      timings.records_suppressed, timings.records_moved)
+    result = PartResult(index, release, truth, np.asarray(records, dtype=np.int64), seconds,
+                        timings.records_suppressed, timings.records_moved)
+    if encode:
+        from anonymizer.gcpause import no_gc
+        from anonymizer.release_writer import encode_part
+
+        with no_gc():
+            result.figures = RunFigures(seconds=dict(seconds))
+            result.figures.add(release, truth)
+            result.encoded = encode_part(release, truth if with_truth else None)
+        result.release = result.truth = None
+    return result
 
 
 def run_parts(dataset: TransactionDataset, parts: Sequence[Part], settings: Settings, seed: int,
-              progress: bool | None = None) -> Iterator[PartResult]:
+              progress: bool | None = None, encode: bool = False, with_truth: bool = True) -> Iterator[PartResult]:
     """Disassociate the parts one after the other in this process, yielding each as it is done
-    (only one part's release is alive at a time when the caller writes and drops it)."""
+    (only one part's release is alive at a time when the caller writes and drops it); ``encode``
+    and ``with_truth`` as in :func:`disassociate_part`."""
     from tqdm import tqdm
 
     split = len(parts) > 1 or bool(parts and parts[0].path)
@@ -232,5 +306,6 @@ def run_parts(dataset: TransactionDataset, parts: Sequence[Part], settings: Sett
               disable=None if progress is None else not progress) as bar:
         for part in parts:
             sub = part_dataset(dataset, part.records) if split else dataset
-            yield disassociate_part(sub, part.index, part.records, settings, seed, split=split)
+            yield disassociate_part(sub, part.index, part.records, settings, seed, split=split, encode=encode,
+                                    with_truth=with_truth)
             bar.update(len(part))

@@ -27,6 +27,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -46,8 +47,8 @@ from anonymizer.release import (
 )
 from corpora.files import atomic_open
 
-__all__ = ["ReleaseWriter", "renumbered", "merge_parts", "write_release", "write_truth",
-           "write_release_and_truth"]
+__all__ = ["EncodedPart", "ReleaseWriter", "encode_part", "renumbered", "merge_parts", "write_release",
+           "write_truth", "write_release_and_truth"]
 
 _OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
@@ -105,6 +106,50 @@ def merge_parts(parts: Iterable[tuple[Release, Truth]], params: Mapping[str, Any
     return Release(dict(params), clusters, joints), Truth(truths, joint_truths, seed=seed, safe_seed=safe_seed)
 
 
+@dataclass
+class EncodedPart:
+    """A part's release (and truth) as JSON bytes, one piece per cluster, each without its leading
+    ``{"id":ID`` (and a joint cluster's without its children), so a writer can name them: what a
+    Dask worker sends back instead of millions of Python objects.
+
+    ``clusters[i]`` is cluster ``cluster_ids[i]``'s JSON after its id (``,"size":...}``);
+    ``joints[j]`` is joint ``joint_ids[j]``'s after its children; ``truth_clusters`` and
+    ``truth_joints`` the truth's pieces after their ids (``None`` without a truth).
+    """
+
+    cluster_ids: list[str]
+    clusters: list[bytes]
+    joint_ids: list[str]
+    joint_children: list[list[str]]
+    joints: list[bytes]
+    truth_clusters: list[bytes] | None = None
+    truth_joints: list[bytes] | None = None
+
+
+def _tails(objs: Sequence[Any], heads: Sequence[bytes]) -> list[bytes]:
+    """Each object's JSON with its known head cut off."""
+    out = []
+    for obj, head in zip(objs, heads, strict=True):
+        text = _dumps(obj)
+        if not text.startswith(head):  # pragma: no cover - the dataclasses' first fields are their ids
+            raise ValueError(f"unexpected JSON of {type(obj).__name__}: {text[:60]!r}")
+        out.append(text[len(head):])
+    return out
+
+
+def encode_part(release: Release, truth: Truth | None = None) -> EncodedPart:
+    """Encode ``release`` (and ``truth``) for :meth:`ReleaseWriter.add` (see :class:`EncodedPart`)."""
+    cluster_heads = [b'{"id":' + _dumps(c.id) for c in release.clusters]
+    joint_heads = [b'{"id":' + _dumps(j.id) + b',"children":' + _dumps(j.children) for j in release.joint_clusters]
+    part = EncodedPart([c.id for c in release.clusters], _tails(release.clusters, cluster_heads),
+                       [j.id for j in release.joint_clusters], [list(j.children) for j in release.joint_clusters],
+                       _tails(release.joint_clusters, joint_heads))
+    if truth is not None:
+        part.truth_clusters = _tails(truth.clusters, [b'{"id":' + _dumps(t.id) for t in truth.clusters])
+        part.truth_joints = _tails(truth.joint_clusters, [b'{"id":' + _dumps(t.id) for t in truth.joint_clusters])
+    return part
+
+
 class ReleaseWriter:
     """Write one release (and optionally its truth) from parts added in order; see the module doc.
 
@@ -147,36 +192,46 @@ class ReleaseWriter:
             self._truth.write(_truth_head(self.seed, self.safe_seed))
         return self
 
-    def add(self, release: Release, truth: Truth | None = None, *, renumber: bool = True) -> None:
-        """Append one part: its clusters and joint clusters renumbered to follow the parts before it.
+    def add(self, part: EncodedPart | Release, truth: Truth | None = None, *, renumber: bool = True) -> None:
+        """Append one part (a release and its truth, or a part :func:`encode_part` already encoded, e.g.
+        on a Dask worker): its clusters and joint clusters renumbered to follow the parts before it.
 
         ``renumber=False`` writes the ids as they are (a whole release written in one go).
         """
         if self._stack is None:
             raise RuntimeError("ReleaseWriter.add outside its with block")
-        if (truth is None) != (self._truth is None):
+        if isinstance(part, Release):
+            part = encode_part(part, truth if self._truth is not None else None)
+        elif truth is not None:
+            raise ValueError("an encoded part carries its own truth")
+        if (part.truth_clusters is None) != (self._truth is None):
             raise ValueError("give a truth with every part exactly when the writer has a truth path")
-        if renumber:
-            clusters, joints, truths, joint_truths = renumbered(release, truth, self.n_clusters, self.n_joints)
-        else:
-            clusters, joints = release.clusters, release.joint_clusters
-            truths, joint_truths = (truth.clusters, truth.joint_clusters) if truth is not None else ([], [])
-        self._append(self._release, clusters, self.n_clusters, counted=True)
-        self._append(self._joints, joints, self.n_joints)
+        names: dict[str, bytes] = {}
+        for i, cid in enumerate(part.cluster_ids):
+            names[cid] = _dumps(f"P{self.n_clusters + i + 1}" if renumber else cid)
+        for j, jid in enumerate(part.joint_ids):
+            names[jid] = _dumps(f"J{self.n_joints + j + 1}" if renumber else jid)
+        self._write_items(self._release, [names[c] + tail for c, tail in zip(part.cluster_ids, part.clusters,
+                                                                              strict=True)], self.n_clusters)
+        self._bar.update(len(part.clusters))
+        self._write_items(self._joints, [
+            names[jid] + b',"children":[' + b",".join(names[ch] for ch in children) + b"]" + tail
+            for jid, children, tail in zip(part.joint_ids, part.joint_children, part.joints, strict=True)],
+            self.n_joints)
         if self._truth is not None and self._joint_truths is not None:
-            self._append(self._truth, truths, self.n_clusters)
-            self._append(self._joint_truths, joint_truths, self.n_joints)
-        self.n_clusters += len(clusters)
-        self.n_joints += len(joints)
+            self._write_items(self._truth, [names[c] + tail for c, tail in zip(part.cluster_ids, part.truth_clusters,
+                                                                                strict=True)], self.n_clusters)
+            self._write_items(self._joint_truths, [names[j] + tail for j, tail in zip(
+                part.joint_ids, part.truth_joints or [], strict=True)], self.n_joints)
+        self.n_clusters += len(part.cluster_ids)
+        self.n_joints += len(part.joint_ids)
 
-    def _append(self, handle: IO[bytes], objs: Sequence[Any], before: int, counted: bool = False) -> None:
-        """Write ``objs`` as array items after ``before`` earlier ones, in slices (bounded memory, a
-        progress bar over the clusters when ``counted``)."""
-        for start in range(0, len(objs), _SLICE):
-            piece = objs[start : start + _SLICE]
-            handle.write((b"," if before or start else b"") + _items(piece))
-            if counted:
-                self._bar.update(len(piece))
+    @staticmethod
+    def _write_items(handle: IO[bytes], items: list[bytes], before: int) -> None:
+        """Write objects (each ``{"id":`` left out) as array items after ``before`` earlier ones."""
+        for start in range(0, len(items), _SLICE):
+            head = b',{"id":' if before or start else b'{"id":'
+            handle.write(head + b',{"id":'.join(items[start : start + _SLICE]))
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
