@@ -35,11 +35,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from anonymizer.parts import MAX_SPLIT_DEPTH, PartResult, Settings, choose_split, disassociate_part, part_dataset
 from corpora.dataset import TransactionDataset
@@ -285,8 +287,6 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
     supports: dict[str, int] = {}
     open_nodes: list[Path_] = [()]
     final: list[Path_] = []
-    from tqdm import tqdm
-
     for level in tqdm(range(max(split_depth, 1)), desc="splitting on dask", unit="level", leave=False, disable=None):
         counted = client.gather([client.submit(_block_counts, b, dict(decisions), open_nodes) for b in blocks])
         nxt: list[Path_] = []
@@ -320,10 +320,6 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
     split = len(leaves) > 1
 
     def results() -> Iterator[PartResult]:
-        from collections import deque
-
-        from tqdm import tqdm
-
         pieces = [client.submit(_block_pieces, b, offsets[i], decisions, leaves) for i, b in enumerate(blocks)]
         window = max(2, 2 * len(workers))
 
