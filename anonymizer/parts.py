@@ -45,6 +45,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from tqdm import tqdm
 
 from anonymizer.release import Release, Truth
 from anonymizer.release_writer import EncodedPart
@@ -214,8 +215,6 @@ def split_parts(dataset: TransactionDataset, split_depth: int, k: int, max_clust
     """The parts of ``dataset`` after ``split_depth`` levels of HORPART's first splits (module doc)."""
     frontier: list[tuple[np.ndarray, tuple[tuple[str, bool], ...], bool]] = [
         (np.arange(len(dataset), dtype=np.int64), (), False)]
-    from tqdm import tqdm
-
     for _ in tqdm(range(split_depth), desc="splitting", unit="level", leave=False, disable=None):
         nxt: list[tuple[np.ndarray, tuple[tuple[str, bool], ...], bool]] = []
         for records, path, final in frontier:
@@ -299,8 +298,6 @@ def run_parts(dataset: TransactionDataset, parts: Sequence[Part], settings: Sett
     """Disassociate the parts one after the other in this process, yielding each as it is done
     (only one part's release is alive at a time when the caller writes and drops it); ``encode``
     and ``with_truth`` as in :func:`disassociate_part`."""
-    from tqdm import tqdm
-
     split = len(parts) > 1 or bool(parts and parts[0].path)
     with tqdm(total=sum(len(p) for p in parts), desc="disassociating parts", unit="rec", leave=False,
               disable=None if progress is None else not progress) as bar:
