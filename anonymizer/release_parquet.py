@@ -225,9 +225,9 @@ def arrays_from_table(table: Any, source: str) -> ReleaseArrays:
     return validate(arrays, source)
 
 
-def read_release_parquet(path: str | os.PathLike[str]) -> ArrayRelease:
-    """Read and validate a parquet release (bounds in the module docstring); the clusters are built lazily."""
-    import pyarrow as pa
+def open_bounded(path: str | os.PathLike[str]) -> Any:
+    """``pyarrow.parquet.ParquetFile`` of ``path`` once its size on disk, its row count and its
+    uncompressed column bytes are checked against the bounds (no data is decoded yet)."""
     import pyarrow.parquet as pq
 
     source = str(path)
@@ -237,15 +237,24 @@ def read_release_parquet(path: str | os.PathLike[str]) -> ArrayRelease:
         raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
     if disk > MAX_JSON_BYTES:
         raise InputError(f"{source}: {disk} bytes, larger than {MAX_JSON_BYTES} bytes; refusing to read it")
+    handle = pq.ParquetFile(source)
+    meta = handle.metadata
+    if meta.num_rows > MAX_ROWS:
+        raise InputError(f"{source}: {meta.num_rows} rows, more than {MAX_ROWS}")
+    unpacked = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
+    if unpacked > MAX_JSON_BYTES:
+        raise InputError(f"{source}: {unpacked} bytes of column data once uncompressed, more than "
+                         f"{MAX_JSON_BYTES}; refusing to read it")
+    return handle
+
+
+def read_release_parquet(path: str | os.PathLike[str]) -> ArrayRelease:
+    """Read and validate a parquet release (bounds in the module docstring); the clusters are built lazily."""
+    import pyarrow as pa
+
+    source = str(path)
     try:
-        handle = pq.ParquetFile(source)
-        meta = handle.metadata
-        if meta.num_rows > MAX_ROWS:
-            raise InputError(f"{source}: {meta.num_rows} rows, more than {MAX_ROWS}")
-        unpacked = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
-        if unpacked > MAX_JSON_BYTES:
-            raise InputError(f"{source}: {unpacked} bytes of column data once uncompressed, more than "
-                             f"{MAX_JSON_BYTES}; refusing to read it")
+        handle = open_bounded(path)
         if not handle.schema_arrow.remove_metadata().equals(_schema()):
             raise InputError(f"{source}: the columns are not those of a parquet release "
                              f"(id, joint, size, chunks, term_chunk, children)")

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from anonymizer.gcpause import no_gc
-from anonymizer.release import MAX_JSON_BYTES, TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth
-from anonymizer.release_parquet import MAX_ROWS
+from anonymizer.release import TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth
+from anonymizer.release_parquet import open_bounded
 from anonymizer.seeds import check_seed
 from corpora.errors import InputError
 from corpora.files import atomic_open, parse_json
@@ -150,24 +150,10 @@ def read_truth_parquet(path: str | os.PathLike[str]) -> Truth:
 
 def _read_truth_parquet(path: str | os.PathLike[str]) -> Truth:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     source = str(path)
     try:
-        disk = os.path.getsize(path)
-    except OSError as exc:
-        raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
-    if disk > MAX_JSON_BYTES:
-        raise InputError(f"{source}: {disk} bytes, larger than {MAX_JSON_BYTES} bytes; refusing to read it")
-    try:
-        handle = pq.ParquetFile(source)
-        meta = handle.metadata
-        if meta.num_rows > MAX_ROWS:
-            raise InputError(f"{source}: {meta.num_rows} rows, more than {MAX_ROWS}")
-        unpacked = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
-        if unpacked > MAX_JSON_BYTES:
-            raise InputError(f"{source}: {unpacked} bytes of column data once uncompressed, more than "
-                             f"{MAX_JSON_BYTES}; refusing to read it")
+        handle = open_bounded(path)
         schema = handle.schema_arrow
         head_bytes = (schema.metadata or {}).get(TRUTH_METADATA_KEY)
         if head_bytes is None:
