@@ -285,7 +285,7 @@ def _run_split(args: argparse.Namespace) -> int:
         with dask_client(args.scheduler, args.workers) as client:
             run = plan_dask_run(client, args.input, settings, depth, seed, fmt=args.format,
                                 options=reading_options(args), encode=True, with_truth=args.truth is not None)
-            n_parts = len(run.paths)
+            sizes = run.sizes
             split_at = time.perf_counter()
             figures, suppressed, moved = _stream(args, settings, depth, seed, run.results)
             name, n_records, supports = Path(args.input).name.split(".")[0], run.n_records, run.supports
@@ -295,7 +295,7 @@ def _run_split(args: argparse.Namespace) -> int:
 
         validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
         parts = split_parts(dataset, depth, settings.k, settings.max_cluster_size)
-        n_parts = len(parts)
+        sizes = [len(p) for p in parts]
         split_at = time.perf_counter()
         results = run_parts(dataset, parts, settings, seed, encode=True, with_truth=args.truth is not None)
         figures, suppressed, moved = _stream(args, settings, depth, seed, results)
@@ -304,7 +304,8 @@ def _run_split(args: argparse.Namespace) -> int:
     where = "on Dask" if dask else "in this process"
     _print_run(args, name, n_records, figures.summary(supports, settings.k), suppressed, moved,
                "safe: applied in every part" if args.safe else None,
-               f"reading and splitting {split_at - start:.2f} ({n_parts} parts at depth {depth}), "
+               f"reading and splitting {split_at - start:.2f} ({len(sizes)} parts at depth {depth}, the largest "
+               f"{max(sizes)} records), "
                f"disassociating and writing {done - split_at:.2f} {where} ({_phases(figures.seconds)} "
                f"{'added up over the workers' if dask else 'in all'})")
     return 0

@@ -63,12 +63,14 @@ Path_ = tuple[bool, ...]
 
 @dataclass
 class DaskRun:
-    """What the client learned before the parts run: records, global term supports, the parts' paths,
-    and the parts themselves as an iterator (in part order; consume it while the client is open)."""
+    """What the client learned before the parts run: records, global term supports, the parts' paths
+    and sizes, and the parts themselves as an iterator (in part order; consume it while the client
+    is open)."""
 
     n_records: int
     supports: dict[str, int]
     paths: list[tuple[tuple[str, bool], ...]]
+    sizes: list[int]
     results: Iterator[PartResult] = field(repr=False, default_factory=lambda: iter(()))
 
 
@@ -287,11 +289,13 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
     supports: dict[str, int] = {}
     open_nodes: list[Path_] = [()]
     final: list[Path_] = []
+    size_of: dict[Path_, int] = {}
     for level in tqdm(range(max(split_depth, 1)), desc="splitting on dask", unit="level", leave=False, disable=None):
         counted = client.gather([client.submit(_block_counts, b, dict(decisions), open_nodes) for b in blocks])
         nxt: list[Path_] = []
         for key in open_nodes:
             n = sum(c[key][0] for c in counted if key in c)
+            size_of[key] = n
             merged: dict[str, int] = {}
             for c in counted:
                 if key in c:
@@ -307,6 +311,8 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
             else:
                 decisions[key] = terms[best]
                 nxt += [(*key, True), (*key, False)]
+                size_of[(*key, True)] = merged[terms[best]]
+                size_of[(*key, False)] = n - merged[terms[best]]
         open_nodes = nxt
     final += open_nodes  # the children of the last level's splits
     leaves = sorted(final, key=lambda key: tuple(not held for held in key))  # depth first, D1 before D2
@@ -341,4 +347,4 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
                 bar.update()
         del blocks[:], pieces[:]
 
-    return DaskRun(n_records, supports, paths, results())
+    return DaskRun(n_records, supports, paths, [size_of[key] for key in leaves], results())

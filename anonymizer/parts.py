@@ -73,10 +73,6 @@ class Part:
     def __len__(self) -> int:
         return len(self.records)
 
-    def describe(self) -> str:
-        """The path as text, e.g. ``+milk -bread`` (``(root)`` for an unsplit run)."""
-        return " ".join(("+" if held else "-") + term for term, held in self.path) or "(root)"
-
 
 @dataclass(frozen=True)
 class Settings:

@@ -13,7 +13,7 @@ import pytest
 
 from anonymizer import disassociate
 from anonymizer.distributed import dask_client, plan_dask_run
-from anonymizer.parts import Settings, split_params
+from anonymizer.parts import Settings, split_params, split_parts
 from anonymizer.release_writer import merge_parts
 from anonymizer.verify import verify
 from corpora.errors import InputError
@@ -61,6 +61,9 @@ def test_dask_equals_single_process(client: object, data: Path, depth: int, bloc
     assert verify(release).ok
     if depth:
         assert len(run.paths) > 1
+    parts = split_parts(read_dataset(data), depth, 3, 15)
+    assert run.sizes == [len(p) for p in parts] and sum(run.sizes) == 4000
+    assert run.paths == [p.path for p in parts]
     assert run.supports == read_dataset(data).supports()  # the global supports, counted on the workers
 
 
