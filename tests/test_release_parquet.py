@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from release_strategies import tiny_releases
+from test_core_release import FIG2B as CORE_FIG2B
 
 from anonymizer.__main__ import main as anonymizer_main
 from anonymizer.disassociate import disassociate
@@ -49,23 +50,12 @@ def _fast_reader_for_small_files(monkeypatch):
 
     monkeypatch.setattr(anonymizer.release_json_fast, "MIN_FAST_BYTES", 0)
 
-FIG2B = {
-    "format": "disassociated/1",
-    "params": {"k": 3, "m": 2, "max_cluster_size": 5, "safe": False},
-    "clusters": [
-        {"id": "P1", "size": 5,
-         "record_chunks": [[["flu", "itunes", "madonna"], ["flu", "madonna"], ["itunes", "madonna"],
-                            ["flu", "itunes"], ["flu", "itunes", "madonna"]],
-                           [["audi a4", "sony tv"], ["audi a4", "sony tv"], ["audi a4", "sony tv"]]],
-         "term_chunk": ["ikea", "ruby", "viagra"]},
-        {"id": "P2", "size": 5,
-         "record_chunks": [[["digital camera", "madonna"], ["iphone sdk", "madonna"],
-                            ["digital camera", "iphone sdk", "madonna"], ["digital camera", "iphone sdk"],
-                            ["digital camera", "iphone sdk", "madonna"]]],
-         "term_chunk": ["ikea", "panic disorder", "playboy", "ruby"]},
-    ],
+FIG2B = {  # Terrovitis2012 Figure 2b (test_core_release), with a joint cluster holding a non-ASCII term
+    **CORE_FIG2B,
+    "params": {**CORE_FIG2B["params"], "safe": False},
     "joint_clusters": [{"id": "J1", "children": ["P1", "P2"], "shared_chunks": [[["café"], ["café", "zz"]]]}],
 }
+
 
 
 def _report(release: Release, attacker: str = "strong") -> dict:
