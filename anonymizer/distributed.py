@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from anonymizer.parts import MAX_SPLIT_DEPTH, PartResult, Settings, choose_split, disassociate_part, part_dataset
+from anonymizer.parts import MAX_SPLIT_DEPTH, PartResult, Settings, choose_split, disassociate_part, holders
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
@@ -129,13 +129,11 @@ def _parse_block(path: str, offset: int, length: int, fmt: str, first: bool, opt
 
 
 def _holds(block: TransactionDataset, term: str) -> np.ndarray:
-    """Which of the block's records hold ``term``."""
-    position = np.searchsorted(np.asarray(block.vocabulary, dtype=object), term) if block.vocabulary else 0
-    mask = np.zeros(len(block), dtype=bool)
+    """Which of the block's records hold ``term`` (none when the block does not know it)."""
+    position = int(np.searchsorted(np.asarray(block.vocabulary, dtype=object), term)) if block.vocabulary else 0
     if position < len(block.vocabulary) and block.vocabulary[position] == term:
-        hits = np.flatnonzero(np.asarray(block.indices) == position)
-        mask[np.searchsorted(np.asarray(block.indptr), hits, side="right") - 1] = True
-    return mask
+        return holders(block, position)
+    return np.zeros(len(block), dtype=bool)
 
 
 def _assign(block: TransactionDataset, decisions: Mapping[Path_, str]) -> tuple[np.ndarray, list[Path_]]:
@@ -188,7 +186,7 @@ def _block_pieces(block: TransactionDataset, offset: int, decisions: Mapping[Pat
     out = []
     for key in leaves:
         local = np.flatnonzero(node == position[key]) if key in position else np.zeros(0, dtype=np.int64)
-        out.append((local + offset, part_dataset(block, local)))
+        out.append((local + offset, block.subset(local)))
     return out
 
 

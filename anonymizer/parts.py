@@ -51,8 +51,8 @@ from anonymizer.release import Release, Truth
 from anonymizer.release_writer import EncodedPart
 from corpora.dataset import TransactionDataset
 
-__all__ = ["MAX_SPLIT_DEPTH", "Part", "Settings", "PartResult", "RunFigures", "choose_split", "split_parts",
-           "part_dataset", "disassociate_part", "run_parts", "split_params"]
+__all__ = ["MAX_SPLIT_DEPTH", "Part", "Settings", "PartResult", "RunFigures", "choose_split", "holders", "split_parts",
+           "disassociate_part", "run_parts", "split_params"]
 
 MAX_SPLIT_DEPTH = 16
 """The deepest split accepted (at most 65,536 parts)."""
@@ -174,26 +174,13 @@ def choose_split(n_records: int, supports: np.ndarray, k: int, max_cluster_size:
     return best
 
 
-def _holders(dataset: TransactionDataset, term: int) -> np.ndarray:
+def holders(dataset: TransactionDataset, term: int) -> np.ndarray:
     """Boolean mask over all records: which hold ``term`` (one vectorized pass over the entries)."""
     indptr = np.asarray(dataset.indptr)
     hits = np.flatnonzero(np.asarray(dataset.indices) == term)
     mask = np.zeros(len(indptr) - 1, dtype=bool)
     mask[np.searchsorted(indptr, hits, side="right") - 1] = True
     return mask
-
-
-def _entries(dataset: TransactionDataset, records: np.ndarray) -> np.ndarray:
-    """The term ids of ``records``, concatenated in order."""
-    indptr = np.asarray(dataset.indptr, dtype=np.int64)
-    starts = indptr[records]
-    lens = indptr[records + 1] - starts
-    total = int(lens.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(lens)
-    offsets = np.repeat(starts - (ends - lens), lens) + np.arange(total, dtype=np.int64)
-    return np.asarray(dataset.indices)[offsets]
 
 
 def _supports(dataset: TransactionDataset, records: np.ndarray) -> np.ndarray:
@@ -203,7 +190,7 @@ def _supports(dataset: TransactionDataset, records: np.ndarray) -> np.ndarray:
         return np.bincount(np.asarray(dataset.indices), minlength=n_terms)
     out = np.zeros(n_terms, dtype=np.int64)
     for start in range(0, len(records), _BLOCK_RECORDS):
-        out += np.bincount(_entries(dataset, records[start : start + _BLOCK_RECORDS]), minlength=n_terms)
+        out += np.bincount(dataset.entries(records[start : start + _BLOCK_RECORDS]), minlength=n_terms)
     return out
 
 
@@ -218,29 +205,13 @@ def split_parts(dataset: TransactionDataset, split_depth: int, k: int, max_clust
             if best is None:
                 nxt.append((records, path, True))
                 continue
-            held = _holders(dataset, best)[records]
+            held = holders(dataset, best)[records]
             term = dataset.vocabulary[best]
             nxt.append((records[held], (*path, (term, True)), False))
             nxt.append((records[~held], (*path, (term, False)), False))
         frontier = nxt
     return [Part(i, records, path) for i, (records, path, _) in enumerate(frontier)]
 
-
-def part_dataset(dataset: TransactionDataset, records: np.ndarray, name: str = "") -> TransactionDataset:
-    """The records ``records`` of ``dataset``, in that order, over the sorted vocabulary of the terms
-    they hold (what reading those records alone from a file would give)."""
-    records = np.asarray(records, dtype=np.int64)
-    indptr = np.asarray(dataset.indptr, dtype=np.int64)
-    lens = indptr[records + 1] - indptr[records]
-    entries = _entries(dataset, records)
-    present = np.flatnonzero(np.bincount(entries, minlength=len(dataset.vocabulary)))
-    new_id = np.zeros(max(len(dataset.vocabulary), 1), dtype=np.int32)
-    new_id[present] = np.arange(len(present), dtype=np.int32)
-    vocabulary = tuple(dataset.vocabulary[t] for t in present.tolist())
-    new_ptr = np.zeros(len(records) + 1, dtype=np.int64)
-    np.cumsum(lens, out=new_ptr[1:])
-    return TransactionDataset(vocabulary, new_ptr, new_id[entries], name=name or dataset.name,
-                              metadata=dict(dataset.metadata))
 
 
 def split_params(settings: Settings, split_depth: int) -> dict[str, object]:
@@ -298,7 +269,7 @@ def run_parts(dataset: TransactionDataset, parts: Sequence[Part], settings: Sett
     with tqdm(total=sum(len(p) for p in parts), desc="disassociating parts", unit="rec", leave=False,
               disable=None if progress is None else not progress) as bar:
         for part in parts:
-            sub = part_dataset(dataset, part.records) if split else dataset
+            sub = dataset.subset(part.records) if split else dataset
             yield disassociate_part(sub, part.index, part.records, settings, seed, split=split, encode=encode,
                                     with_truth=with_truth)
             bar.update(len(part))

@@ -197,15 +197,34 @@ class TransactionDataset:
         return self.stats().density
 
     # ------------------------------------------------------------------ derived datasets
+    def entries(self, record_ids: Sequence[int] | np.ndarray) -> np.ndarray:
+        """The term ids of the given records, concatenated in that order (one vectorized gather)."""
+        ids = np.asarray(record_ids, dtype=np.int64).reshape(-1)
+        indptr = np.asarray(self.indptr, dtype=np.int64)
+        starts = indptr[ids]
+        lens = indptr[ids + 1] - starts
+        ends = np.cumsum(lens)
+        total = int(ends[-1]) if len(ends) else 0
+        offsets = np.repeat(starts - (ends - lens), lens) + np.arange(total, dtype=np.int64)
+        return np.asarray(self.indices)[offsets]
+
     def subset(self, record_ids: Sequence[int] | np.ndarray, name: str | None = None) -> TransactionDataset:
-        """The records with the given ids, in the given order, as a new dataset."""
-        ids = np.asarray(record_ids, dtype=np.int64)
-        voc = self.vocabulary
-        ind = self.indices
-        ptr = self.indptr
-        records = ([voc[t] for t in ind[ptr[i] : ptr[i + 1]]] for i in ids.tolist())
-        return TransactionDataset.from_records(records, name=self.name if name is None else name,
-                                               metadata=self.metadata)
+        """The records with the given ids, in the given order, as a new dataset over the sorted
+        vocabulary of the terms they hold (what reading those records alone from a file gives).
+
+        Vectorized: one gather of the records' entries and a relabelling of the terms present.
+        """
+        ids = np.asarray(record_ids, dtype=np.int64).reshape(-1)
+        indptr = np.asarray(self.indptr, dtype=np.int64)
+        lens = indptr[ids + 1] - indptr[ids]
+        entries = self.entries(ids)
+        present = np.flatnonzero(np.bincount(entries, minlength=len(self.vocabulary)))
+        new_id = np.zeros(max(len(self.vocabulary), 1), dtype=np.int32)
+        new_id[present] = np.arange(len(present), dtype=np.int32)
+        new_ptr = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(lens, out=new_ptr[1:])
+        return TransactionDataset(tuple(self.vocabulary[t] for t in present.tolist()), new_ptr, new_id[entries],
+                                  name=self.name if name is None else name, metadata=dict(self.metadata))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TransactionDataset):

@@ -16,7 +16,7 @@ from reconstruction_oracle import TooLarge, guarantee1_violations, is_valid_reco
 
 from anonymizer import disassociate
 from anonymizer.horpart import horpart
-from anonymizer.parts import Settings, choose_split, part_dataset, run_parts, split_parts
+from anonymizer.parts import Settings, choose_split, run_parts, split_parts
 from anonymizer.release import load_release, load_truth
 from anonymizer.seeds import part_seed
 from anonymizer.verify import verify
@@ -62,17 +62,17 @@ def test_horpart_clusters_equal_the_unsplit_run(quest: TransactionDataset, strat
     split: list[list[int]] = []
     suppressed: list[int] = []
     for part in split_parts(quest, depth, 3, 20):
-        sub = horpart(part_dataset(quest, part.records), 3, 20, strategy)
+        sub = horpart(quest.subset(part.records), 3, 20, strategy)
         split += [part.records[c].tolist() for c in sub.clusters]
         suppressed += part.records[sub.suppressed].tolist()
     assert split == [c.tolist() for c in whole.clusters]
     assert sorted(suppressed) == whole.suppressed.tolist()
 
 
-def test_part_dataset_reads_like_the_records_alone(quest: TransactionDataset) -> None:
+def test_subset_reads_like_the_records_alone(quest: TransactionDataset) -> None:
     records = np.array([5, 17, 300, 2999])
     alone = TransactionDataset.from_records([sorted(quest[i]) for i in records.tolist()])
-    sub = part_dataset(quest, records)
+    sub = quest.subset(records)
     assert sub.vocabulary == alone.vocabulary
     assert np.array_equal(sub.indptr, alone.indptr) and np.array_equal(sub.indices, alone.indices)
 
