@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 from gensim.models import KeyedVectors
 from gensim.test.utils import datapath
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from anonymizer.disassociate import disassociate
@@ -80,6 +80,9 @@ def test_every_piece_placed_as_the_thesis_says(records, prm, selector, seed) -> 
 
 @SETTINGS
 @given(datasets, params)
+@example(  # grouped VERPART: the earlier-chunk tie rule once let VPA reject the truth here
+    records=[{"the"}, {"the"}, {"the"}, {"ö", "of"}, {"é", "ö", "the", "and"}, {"é", "ö", "of", "and"}],
+    prm=(2, 2, 2, "grouped"))
 def test_truth_scores_one_and_passes_verpart(records, prm) -> None:
     k, m, extra, verpart = prm
     if len(records) < k:
