@@ -36,6 +36,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from anonymizer.consistency import check_original, check_truth
 from anonymizer.release import Release, Truth
 from attacks.api import as_release, as_truth
 from attacks.cover import run_cover_attack
@@ -233,7 +234,9 @@ def audit(
     rel = as_release(release)
     tru = as_truth(truth)
     if tru is not None:
-        tru.check_against(rel)
+        check_truth(rel, tru, original, label="--original")
+    if original is not None:
+        check_original(rel, original, label="--original")
     g1 = verify(path if path is not None else rel)
     checks = [AuditCheck("Guarantee 1", "pass" if g1.ok else "fail", float(len(g1.violations)), 0.0,
                          g1.summary())]

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from anonymizer.consistency import check_original, check_truth, records_from_truth
 from anonymizer.release import Release, Truth
 from anonymizer.release_arrays import arrays_of
 from corpora.dataset import TransactionDataset
@@ -82,42 +83,6 @@ class Knowledge:
 
 def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
-
-
-def records_from_truth(release: Release, truth: Truth) -> dict[str, list[set[str]]]:
-    """Rebuild each cluster's original records from the truth file (ghost sub-records ignored).
-
-    Returns cluster id -> list of records (item sets), in the order of ``ClusterTruth.records``
-    (ghost record ids -1 are skipped). Terms of shared chunks go to the record the truth names.
-    """
-    truth.check_against(release)
-    by_record: dict[int, set[str]] = {}
-    owner: dict[int, str] = {}
-    order: dict[str, list[int]] = {}
-    for cluster, ct in zip(release.clusters, truth.clusters, strict=True):
-        ids = [r for r in ct.records if r >= 0]
-        order[cluster.id] = ids
-        for r in ids:
-            by_record[r] = set()
-            owner[r] = cluster.id
-        for chunk, ids_j in zip(cluster.record_chunks, ct.record_chunks, strict=True):
-            for sub, r in zip(chunk, ids_j, strict=True):
-                if r >= 0:
-                    by_record[r].update(sub)
-        for term, rs in ct.term_chunk.items():
-            for r in rs:
-                if r in by_record:
-                    by_record[r].add(term)
-    joint_truth = {j.id: j for j in truth.joint_clusters}
-    for joint in release.joint_clusters:
-        jt = joint_truth.get(joint.id)
-        if jt is None:
-            continue
-        for chunk, ids_j in zip(joint.shared_chunks, jt.shared_chunks, strict=False):
-            for sub, r in zip(chunk, ids_j, strict=False):
-                if r in by_record:
-                    by_record[r].update(sub)
-    return {cid: [by_record[r] for r in ids] for cid, ids in order.items()}
 
 
 def random_reconstruction(release: Release, seed: int = 0) -> dict[str, list[set[str]]]:
@@ -297,6 +262,10 @@ def make_knowledge(
     m = release.m if m is None else int(m)
     if m < 1:
         raise InputError(f"m must be at least 1, got {m}")
+    if truth is not None:
+        check_truth(release, truth, original, label="--original")
+    if original is not None:
+        check_original(release, original, label="--original")
     rng = _rng(seed)
     if attacker == "weak":
         terms = release.terms()
