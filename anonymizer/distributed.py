@@ -253,11 +253,16 @@ def check_dask_input(path: str, fmt: str | None = None, options: Mapping[str, An
     local = "://" not in str(path)
     if local and not os.path.isfile(path):
         raise InputError(f"{path}: no such file (--executor dask reads a file, not a dataset name)")
+    declared = fmt
     fmt = resolve_format(str(path), fmt, header=options.get("header"), user_column=options.get("user_column"),
                          item_column=options.get("item_column"))
     if fmt not in LINE_FORMATS:
         raise InputError(f"--executor dask reads the line formats ({', '.join(LINE_FORMATS)}), not {fmt}: "
                          "convert the file with python -m corpora convert first")
+    if local and fmt == "basket" and declared is None and options.get("header") is None:
+        from corpora.formats import sniff_long_layout
+
+        sniff_long_layout(path, options.get("delimiter"))  # the same rule as the whole-file reader, on the head
     return (os.path.abspath(path) if local else path), fmt
 
 

@@ -72,7 +72,15 @@ import pandas as pd
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import atomic_open, iter_bounded, read_bounded
-from corpora.tabular import delimiter_hint, frame_tokens, looks_like_header, parquet_tokens, parse_long, write_parquet
+from corpora.tabular import (
+    delimiter_hint,
+    frame_tokens,
+    long_layout_reason,
+    looks_like_header,
+    parquet_tokens,
+    parse_long,
+    write_parquet,
+)
 
 __all__ = ["FORMATS", "EXTENSIONS", "HEADER_FORMATS", "COLUMN_FORMATS", "dataset_from_frame", "dataset_from_tokens",
            "detect_format", "parse_dataset", "read_dataset", "resolve_format",
@@ -505,8 +513,10 @@ def _basket_rows(text: str, path: str | Path, delimiter: str) -> list[tuple[int,
 
 
 def _read_basket(text: str, path: str | Path, delimiter: str, header: bool | None = None,
-                 declared: bool = False) -> tuple[list[str], np.ndarray, int]:
+                 declared: bool = False, guessed: bool = False) -> tuple[list[str], np.ndarray, int]:
     rows = _basket_rows(text, path, delimiter)
+    if guessed and header is None:
+        refuse_long_layout([items for _, items in rows], path)
     if not declared and rows and all(len(items) == 1 for _, items in rows):
         other = delimiter_hint([items[0] for _, items in rows], delimiter)
         if other is not None:
@@ -522,6 +532,30 @@ def _read_basket(text: str, path: str | Path, delimiter: str, header: bool | Non
         records.append(items)
     flat, rows_of = _flatten(records)
     return flat, rows_of, len(records)
+
+
+def refuse_long_layout(rows: Sequence[Sequence[str]], path: str | Path) -> None:
+    """Refuse, in one line, rows read as baskets by their extension that look like (user, item) pairs.
+
+    The rule is :func:`corpora.tabular.long_layout_reason`; declaring the reading (``--format
+    basket`` or ``--format long ...``, or ``--header``/``--no-header``) skips it.
+    """
+    reason = long_layout_reason(rows)
+    if reason is not None:
+        raise InputError(f"{path}: {reason}, so it looks like one row per user and item and reading each line as a "
+                         "basket would publish the user column; pass --format long --user-column C --item-column C "
+                         "(the user column never reaches a release), or --format basket if every line is one basket")
+
+
+def sniff_long_layout(path: str | os.PathLike[str], delimiter: str | None = None, head_bytes: int = 1 << 20) -> None:
+    """:func:`refuse_long_layout` on the first ``head_bytes`` (whole lines) of a basket file (the Dask reader)."""
+    with open(path, "rb") as handle:
+        head = handle.read(head_bytes)
+    if len(head) == head_bytes and b"\n" in head:
+        head = head[: head.rindex(b"\n") + 1]
+    text = head.decode("utf-8", errors="replace")
+    rows = _basket_rows(text, path, delimiter or ",")
+    refuse_long_layout([items for _, items in rows], path)
 
 
 def _shown(delimiter: str) -> str:
@@ -669,10 +703,11 @@ def read_dataset(
     if fmt == "parquet":
         if delimiter is not None:
             raise InputError("a delimiter does not apply to the parquet format")
-        flat, rows, n_rows = parquet_tokens(path, user_column, item_column)
+        flat, rows, n_rows, shared = parquet_tokens(path, user_column, item_column)
         if n_rows == 0:
             raise _no_records(path)
-        return dataset_from_tokens(flat, rows, n_rows, name=name, metadata={"path": str(path), "format": fmt})
+        return dataset_from_tokens(flat, rows, n_rows, name=name,
+                                   metadata=_user_terms({"path": str(path), "format": fmt}, shared))
     if fmt == "spmf":
         _check_file(path)
         streamed = _stream_spmf(path, name, {"path": str(path), "format": fmt})
@@ -680,7 +715,7 @@ def read_dataset(
             return streamed
     data = _read_bytes(path)
     return parse_dataset(data, fmt, name=name, source=str(path), delimiter=delimiter, header=header,
-                         user_column=user_column, item_column=item_column)
+                         user_column=user_column, item_column=item_column, guessed=format is None)
 
 
 def parse_dataset(
@@ -694,12 +729,16 @@ def parse_dataset(
     header: bool | None = None,
     user_column: str | int | None = None,
     item_column: str | int | None = None,
+    guessed: bool = False,
 ) -> TransactionDataset:
     """Parse the bytes of a transaction file (already decompressed) in ``format``.
 
     ``source`` names the data in error messages (``SOURCE:LINE: what is wrong``); ``metadata``
     is merged over ``{"path": source, "format": format}``. The reading options are those of
-    :func:`read_dataset` (a parquet table needs a file: use :func:`read_dataset`).
+    :func:`read_dataset` (a parquet table needs a file: use :func:`read_dataset`). ``guessed``
+    says the format came from the file's extension, not from the caller: a ``basket`` file that
+    then looks like one (user, item) row per line (:func:`corpora.tabular.long_layout_reason`) is
+    refused instead of publishing its user column.
     """
     fmt = resolve_format(source, format, header=header, user_column=user_column, item_column=item_column)
     if fmt == "parquet":
@@ -724,11 +763,12 @@ def parse_dataset(
     if fmt == "spmf":
         flat, rows, n_rows, rename = _read_spmf(text, source)
     elif fmt == "basket":
-        flat, rows, n_rows = _read_basket(text, source, delimiter, header, declared)
+        flat, rows, n_rows = _read_basket(text, source, delimiter, header, declared, guessed)
     elif fmt == "kdd":
         flat, rows, n_rows = _read_kdd(text, source, delimiter, header)
     elif fmt == "long":
-        flat, rows, n_rows = parse_long(text, source, delimiter, user_column, item_column, header)
+        flat, rows, n_rows, shared = parse_long(text, source, delimiter, user_column, item_column, header)
+        meta = _user_terms(meta, shared)
     else:
         flat, rows, n_rows = _read_jsonl(text, source)
     if n_rows == 0:
@@ -749,8 +789,17 @@ def dataset_from_frame(
     is a record, merged by ``user`` when given. ``item`` defaults to a column named ``"item"``.
     The user values are not kept anywhere. Integer items become their decimal text.
     """
-    flat, rows, n_rows = frame_tokens(frame, user, item)
-    return dataset_from_tokens(flat, rows, n_rows, name=name, metadata={"format": "dataframe"})
+    flat, rows, n_rows, shared = frame_tokens(frame, user, item)
+    return dataset_from_tokens(flat, rows, n_rows, name=name, metadata=_user_terms({"format": "dataframe"}, shared))
+
+
+USER_TERMS_KEY = "user_column_terms"
+"""Metadata key of the items that equal a value of the user column (terms already in the dataset;
+:func:`corpora.identifiers.screen_terms` flags them as ``user-id``)."""
+
+
+def _user_terms(metadata: dict, shared: list[str]) -> dict:
+    return {**metadata, USER_TERMS_KEY: shared} if shared else metadata
 
 
 def _check_delimiter(fmt: str, delimiter: str | None) -> str:

@@ -40,8 +40,9 @@ import pandas as pd
 
 from corpora.errors import InputError
 
-__all__ = ["LONG_DEFAULT_COLUMNS", "MAX_PARQUET_BYTES", "MAX_TABLE_ROWS", "delimiter_hint", "looks_like_header",
-           "header_word", "parse_long", "parquet_tokens", "frame_tokens", "write_parquet"]
+__all__ = ["LONG_DEFAULT_COLUMNS", "MAX_PARQUET_BYTES", "MAX_TABLE_ROWS", "check_column_roles", "delimiter_hint",
+           "long_layout_reason", "looks_like_header", "header_word", "user_value_terms", "parse_long", "parquet_tokens",
+           "frame_tokens", "write_parquet"]
 
 LONG_DEFAULT_COLUMNS: tuple[int, int] = (0, 1)
 """User and item column of a long table when none is named."""
@@ -57,6 +58,9 @@ _USER_WORDS = frozenset({
     "session", "sessionid", "person", "patient", "patientid", "household", "account", "transaction",
     "transactionid", "tid", "txn", "order", "orderid", "basket", "basketid", "cart", "record", "recordid",
     "doc", "document", "docid", "receipt", "invoice", "owner",
+    "email", "emails", "mail", "emailaddress", "mailaddress", "login", "username", "phone", "mobile",
+    "telephone", "ip", "ipaddress", "ssn", "passport", "buyer", "shopper", "subscriber", "employee", "student",
+    "guest", "author", "sender", "recipient", "device", "deviceid", "cookie", "cookieid", "contact",
 })
 _ITEM_WORDS = frozenset({
     "item", "items", "itemid", "product", "products", "productid", "sku", "article", "term", "terms",
@@ -116,6 +120,78 @@ def delimiter_hint(lines: Sequence[str], expected: str) -> str | None:
     return None
 
 
+def _user_column_name(field: str) -> bool:
+    """Whether a header field names a user, customer, e-mail or id column (``user_id``, ``customer_email``, ``id``)."""
+    kind = header_word(field)
+    if kind == "user":
+        return True
+    parts = [p for p in _WORD_PARTS.split(field.strip().strip('"').lower()) if p]
+    return kind == "other" and "id" in parts
+
+
+def long_layout_reason(rows: Sequence[Sequence[str]]) -> str | None:
+    """Why the rows of a delimited file look like one (user, item) pair per row, or ``None``.
+
+    Reading such a file as baskets (one record per line) publishes its user column as terms, so a
+    file whose format was only guessed from its extension is refused when one of these holds
+    (issue 21; ``rows`` are the stripped fields of the non-blank lines, in order):
+
+    1. **A user column is named.** The first line has a field that names a user, customer,
+       e-mail or id column (:func:`header_word`: ``user_id``, ``customer_email``, ``email``,
+       ``Customer ID``, ``id``) and that field is no value of the next 200 lines.
+    2. **Pairs keyed by a repeating first field.** At least two lines, every line holds exactly
+       two fields, and some first field occurs on more than one line: a basket file of pairs
+       whose first items repeat is possible, but so is a table of (user, item) rows, and only
+       the owner can say which.
+    3. **A constant-width table keyed by its first column.** At least two lines, every line
+       holds the same number (3 or more) of fields, some first field repeats on consecutive
+       lines, and no first-column value occurs in another column (``u1,flu,2024-01-02``).
+
+    Baskets of varying length with items anywhere in a line trigger none of them.
+    """
+    rows = [list(r) for r in rows if r]
+    if not rows:
+        return None
+    later = {value for row in rows[1:201] for value in row}
+    for field in rows[0]:
+        if field and field not in later and _user_column_name(field):
+            return f"its first line names a user column ({field[:40]!r})"
+    if len(rows) < 2:
+        return None
+    width = len(rows[0])
+    if any(len(r) != width for r in rows):
+        return None
+    firsts = [r[0] for r in rows]
+    if width == 2 and len(set(firsts)) < len(firsts):
+        return "every line holds two fields and the first field repeats across lines"
+    if width >= 3 and any(a == b for a, b in zip(firsts, firsts[1:], strict=False)):
+        others = {value for row in rows for value in row[1:]}
+        if not others.intersection(firsts):
+            return (f"every line holds {width} fields and the first field repeats on consecutive lines without "
+                    "occurring in another column")
+    return None
+
+
+def check_column_roles(user_name: str | None, item_name: str, source: str) -> None:
+    """Refuse an item column named like a user column: its values would be published as terms.
+
+    ``--user-column product --item-column customer_email`` (the two swapped) is the usual cause;
+    the message says so when the user column is named like an item column.
+    """
+    if not _user_column_name(str(item_name)):
+        return
+    swapped = user_name is not None and header_word(str(user_name)) == "item"
+    hint = (f"; the user column {str(user_name)[:40]!r} is named like an item column: are --user-column and "
+            "--item-column swapped?") if swapped else "; choose the column of the items with --item-column"
+    raise InputError(f"{source}: the item column {str(item_name)[:40]!r} is named like a user column, and its "
+                     f"values would be published as terms{hint}")
+
+
+def user_value_terms(items: Sequence[str], users: Sequence[str]) -> list[str]:
+    """The items that are also values of the user column (sorted): the identifier screen flags them."""
+    return sorted(set(items).intersection(users))
+
+
 def _show(delimiter: str) -> str:
     return "'\\t'" if delimiter == "\t" else repr(delimiter)
 
@@ -151,8 +227,11 @@ def parse_long(
     user_column: str | int | None = None,
     item_column: str | int | None = None,
     header: bool | None = None,
-) -> tuple[list[str], np.ndarray, int]:
-    """Tokens, record numbers and record count of a long text table (see the module doc)."""
+) -> tuple[list[str], np.ndarray, int, list[str]]:
+    """Tokens, record numbers, record count and user-value terms of a long text table (see the module doc).
+
+    The fourth value lists the items equal to a value of the user column (:func:`user_value_terms`).
+    """
     user_spec = LONG_DEFAULT_COLUMNS[0] if user_column is None else user_column
     item_spec = LONG_DEFAULT_COLUMNS[1] if item_column is None else item_column
     rows = _csv_rows(text, source, delimiter)
@@ -171,6 +250,8 @@ def parse_long(
     i = _resolve_column(item_spec, names, "item", source)
     if u == i:
         raise InputError(f"{source}: the user column and the item column are the same column ({u})")
+    if names is not None and max(u, i) < len(names):
+        check_column_roles(names[u], names[i], source)
     need = max(u, i) + 1
     users: list[str] = []
     items: list[str] = []
@@ -188,7 +269,7 @@ def parse_long(
     if not items:
         raise InputError(f"{source}: no rows below the header")
     codes, uniques = pd.factorize(np.asarray(users, dtype=object), sort=False)
-    return items, codes.astype(np.int64), len(uniques)
+    return items, codes.astype(np.int64), len(uniques), user_value_terms(items, uniques.tolist())
 
 
 def _detect_long_header(first: list[str], user_spec: str | int, item_spec: str | int, lineno: int, source: str,
@@ -242,8 +323,8 @@ def parquet_tokens(
     path: str | os.PathLike[str],
     user_column: str | int | None = None,
     item_column: str | int | None = None,
-) -> tuple[list[str], np.ndarray, int]:
-    """Tokens, record numbers and record count of a parquet table (long or basket lists)."""
+) -> tuple[list[str], np.ndarray, int, list[str]]:
+    """Tokens, record numbers, record count and user-value terms of a parquet table (long or basket lists)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -273,6 +354,7 @@ def parquet_tokens(
     user_name = None if user_column is None else _column_name(user_column, names, "user", source)
     if user_name == item_name:
         raise InputError(f"{source}: the user column and the item column are the same column ({item_name!r})")
+    check_column_roles(user_name, item_name, source)
     wanted = [item_name] if user_name is None else [user_name, item_name]
     try:
         table = handle.read(columns=wanted)
@@ -288,7 +370,7 @@ def _plain_type(t: Any) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
 
 
-def _arrow_tokens(items: Any, users: Any, source: str, item_name: str) -> tuple[list[str], np.ndarray, int]:
+def _arrow_tokens(items: Any, users: Any, source: str, item_name: str) -> tuple[list[str], np.ndarray, int, list[str]]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -312,11 +394,14 @@ def _arrow_tokens(items: Any, users: Any, source: str, item_name: str) -> tuple[
         values = pc.list_flatten(items)
         row_of_record = np.arange(len(items), dtype=np.int64)
         n_records = len(items)
+        shared: list[str] = []
+        texts = _values_text(values, source, parents)
         if users is not None:
             codes, uniques = pd.factorize(np.asarray(users.to_pylist(), dtype=object), sort=False)
             row_of_record = codes.astype(np.int64)
             n_records = len(uniques)
-        return _values_text(values, source, parents), row_of_record[parents], n_records
+            shared = user_value_terms(texts, [str(u) for u in uniques.tolist()])
+        return texts, row_of_record[parents], n_records, shared
     if not _plain_type(items.type):
         raise InputError(f"{source}: column {item_name!r} must hold strings, integers or lists of them, "
                          f"not {items.type}")
@@ -324,7 +409,8 @@ def _arrow_tokens(items: Any, users: Any, source: str, item_name: str) -> tuple[
         raise InputError(f"{source}: column {item_name!r} holds one item per row: name the column that groups "
                          "rows into records (--user-column; user= in Python)")
     codes, uniques = pd.factorize(np.asarray(users.to_pylist(), dtype=object), sort=False)
-    return _values_text(items, source, None), codes.astype(np.int64), len(uniques)
+    texts = _values_text(items, source, None)
+    return texts, codes.astype(np.int64), len(uniques), user_value_terms(texts, [str(u) for u in uniques.tolist()])
 
 
 def _values_text(values: Any, source: str, parents: np.ndarray | None) -> list[str]:
@@ -359,8 +445,8 @@ def write_parquet(records: list[list[str]], path: str | os.PathLike[str]) -> Non
 
 # ---------------------------------------------------------------------------------------- DataFrames
 def frame_tokens(frame: Any, user: str | int | None, item: str | int | None,
-                 source: str = "DataFrame") -> tuple[list[str], np.ndarray, int]:
-    """Tokens, record numbers and record count of a pandas DataFrame (long rows or item lists)."""
+                 source: str = "DataFrame") -> tuple[list[str], np.ndarray, int, list[str]]:
+    """Tokens, record numbers, record count and user-value terms of a pandas DataFrame (long rows or item lists)."""
     import pyarrow as pa
 
     if not isinstance(frame, pd.DataFrame):
@@ -372,6 +458,7 @@ def frame_tokens(frame: Any, user: str | int | None, item: str | int | None,
     user_name = None if user is None else _frame_column(frame, user, names, "user", source)
     if user_name is not None and user_name == item_name:
         raise InputError(f"{source}: the user column and the item column are the same column ({item_name!r})")
+    check_column_roles(user_name, str(item_name), source)
     column = frame[item_name]
     sample = next((v for v in column if not _missing(v)), None)
     if isinstance(sample, (list, tuple, set, frozenset, np.ndarray)):
