@@ -40,6 +40,7 @@ from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import atomic_open, check_output_paths
 from corpora.formats import FORMATS
+from corpora.identifiers import refuse_identifiers, screen_dataset, screen_terms
 
 __all__ = ["main", "add_arguments", "run", "summarize", "METHODS"]
 
@@ -117,6 +118,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "default: start a local cluster")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="with --executor dask and no --scheduler: worker processes of the local cluster (default 2)")
+    p.add_argument("--allow-identifiers", action="store_true",
+                   help="go on when terms look like direct identifiers (e-mail addresses, phone numbers, long numeric "
+                        "or hex ids, IP addresses, URLs naming a user, values of the user column); without it such "
+                        "a dataset is refused before anything is written. The release's params record "
+                        "identifiers_allowed")
     p.add_argument("--format", choices=FORMATS, default=None, help="input format (default: by extension)")
     add_reading_options(p)
     p.add_argument("-o", "--output", required=True,
@@ -222,7 +228,8 @@ def run(args: argparse.Namespace) -> int:
     seed = new_seed() if args.seed is None else args.seed
     steps = DisassociationTimings()
     release, truth = disassociate(dataset, args.k, args.m, args.max_cluster_size, horpart=args.horpart,
-                                  verpart=args.verpart, refine=not args.no_refine, seed=seed, timings=steps)
+                                  verpart=args.verpart, refine=not args.no_refine, seed=seed, timings=steps,
+                                  allow_identifiers=args.allow_identifiers)
     safe_line = None
     if args.safe:
         from anonymizer.safe import safe_disassociate_report
@@ -275,7 +282,7 @@ def _run_split(args: argparse.Namespace) -> int:
     depth = args.split_depth if args.split_depth is not None else (DEFAULT_SPLIT_DEPTH if dask else 0)
     check_split_depth(depth)
     settings = Settings(args.k, args.m, args.max_cluster_size, args.horpart, args.verpart, not args.no_refine,
-                        bool(args.safe), args.safe_targets)
+                        bool(args.safe), args.safe_targets, bool(args.allow_identifiers))
     seed = new_seed() if args.seed is None else args.seed
     start = time.perf_counter()
     if dask:
@@ -286,6 +293,8 @@ def _run_split(args: argparse.Namespace) -> int:
             run = plan_dask_run(client, args.input, settings, depth, seed, fmt=args.format,
                                 options=reading_options(args), encode=True, with_truth=args.truth is not None)
             sizes = run.sizes
+            if not args.allow_identifiers:  # every term's support came back before any part runs
+                refuse_identifiers(screen_terms(run.supports), args.input)
             split_at = time.perf_counter()
             figures, suppressed, moved = _stream(args, settings, depth, seed, run.results)
             name, n_records, supports = Path(args.input).name.split(".")[0], run.n_records, run.supports
@@ -294,6 +303,8 @@ def _run_split(args: argparse.Namespace) -> int:
         from anonymizer.disassociate import validate_parameters
 
         validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
+        if not args.allow_identifiers:
+            refuse_identifiers(screen_dataset(dataset), dataset.name or args.input)
         parts = split_parts(dataset, depth, settings.k, settings.max_cluster_size)
         sizes = [len(p) for p in parts]
         split_at = time.perf_counter()

@@ -13,9 +13,11 @@ import time
 
 from anonymizer.generalized import GeneralizedRelease, OwnerFile
 from anonymizer.hierarchy import DEFAULT_FANOUT, Hierarchy, balanced_hierarchy, read_hierarchy
+from corpora.cli_options import reading_options
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import check_output_paths
+from corpora.identifiers import refuse_identifiers, screen_dataset
 
 __all__ = ["run_baseline", "hierarchy_for"]
 
@@ -54,7 +56,9 @@ def run_baseline(args: argparse.Namespace) -> int:
         if args.threshold is not None and not args.threshold >= 0:
             raise InputError(f"--threshold must be a number >= 0, got {args.threshold}")
     start = time.perf_counter()
-    dataset = _load(args.input, args.format)
+    dataset = _load(args.input, args.format, **reading_options(args))
+    if not args.allow_identifiers:
+        refuse_identifiers(screen_dataset(dataset), dataset.name or args.input)
     hierarchy = hierarchy_for(dataset, args.hierarchy, args.fanout)
     loaded = time.perf_counter()
     name = dataset.name or args.input

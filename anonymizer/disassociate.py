@@ -30,6 +30,7 @@ from anonymizer.seeds import generator, resolve_seed
 from anonymizer.verpart import VERPART_STRATEGIES, PartitionTable, VerticalPartition, partition_clusters
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
+from corpora.identifiers import refuse_identifiers, screen_dataset
 
 __all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "DisassociationTimings", "default_max_cluster_size", "disassociate",
            "build_release", "check_split_depth", "validate_parameters"]
@@ -117,6 +118,7 @@ def disassociate(
     safe_targets: str = "linkable",
     split_depth: int = 0,
     record_ids: Sequence[int] | np.ndarray | None = None,
+    allow_identifiers: bool = False,
 ) -> tuple[Release, Truth]:
     """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
 
@@ -147,6 +149,12 @@ def disassociate(
     ``record_ids`` are the ids the truth gives the records (default: their positions 0..n-1); a
     split run passes each part's positions in the whole dataset.
 
+    Before any work the terms are screened for direct identifiers (e-mail addresses, phone numbers,
+    long numeric or hex ids, IP addresses, URLs naming a user, values of the reader's user column:
+    :mod:`corpora.identifiers`), because every term is published, rare ones in the clear in a term
+    chunk. A flagged term raises :class:`InputError` unless ``allow_identifiers=True``, which the
+    release's params then record as ``identifiers_allowed: true``.
+
     >>> from corpora import load_dataset
     >>> release, truth = disassociate(load_dataset("terrovitis2012-fig2"), k=2, m=2, seed=7)
     >>> release
@@ -166,6 +174,8 @@ def disassociate(
         raise InputError(f"record {int(empty[0])} is empty ({len(empty)} empty record(s)): disassociation needs "
                          "non-empty records (Terrovitis2012 section 5: a valid dataset has no empty record)")
     k, m, max_cluster_size = int(k), int(m), int(max_cluster_size)
+    if not allow_identifiers:
+        refuse_identifiers(screen_dataset(dataset), dataset.name or "the dataset")
     check_split_depth(split_depth)
     ids = None if record_ids is None else np.asarray(record_ids, dtype=np.int64)
     if ids is not None and (ids.shape != (len(dataset),) or (len(ids) and int(ids.min()) < 0)):
@@ -174,10 +184,12 @@ def disassociate(
         if ids is not None:
             raise InputError("record_ids and split_depth cannot be combined (a split run numbers its parts' records)")
         return _disassociate_split(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed, timings, safe,
-                                   safe_targets, int(split_depth))
+                                   safe_targets, int(split_depth), bool(allow_identifiers))
     with no_gc():
         release, truth = _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
                                        timings if timings is not None else DisassociationTimings(), ids)
+    if allow_identifiers:
+        release.params["identifiers_allowed"] = True
     if safe:
         from anonymizer.safe import safe_disassociate
 
@@ -232,12 +244,14 @@ def check_split_depth(split_depth: object) -> None:
 def _disassociate_split(
     dataset: TransactionDataset, k: int, m: int, max_cluster_size: int, horpart: str, verpart: str, refine: bool,
     seed: int, timings: DisassociationTimings | None, safe: bool, safe_targets: str, split_depth: int,
+    identifiers_allowed: bool = False,
 ) -> tuple[Release, Truth]:
     """:func:`disassociate` with ``split_depth > 0``: the parts one after the other, merged in memory."""
     from anonymizer.parts import Settings, run_parts, split_params, split_parts
     from anonymizer.release_writer import merge_parts
 
-    settings = Settings(k, m, max_cluster_size, horpart, verpart, bool(refine), bool(safe), safe_targets)
+    settings = Settings(k, m, max_cluster_size, horpart, verpart, bool(refine), bool(safe), safe_targets,
+                        identifiers_allowed)
     t0 = time.perf_counter()
     parts = split_parts(dataset, split_depth, k, max_cluster_size)
     split_seconds = time.perf_counter() - t0

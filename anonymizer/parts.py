@@ -86,6 +86,8 @@ class Settings:
     refine: bool = True
     safe: bool = False
     safe_targets: str = "linkable"
+    identifiers_allowed: bool = False
+    """The owner allowed terms that look like direct identifiers (``--allow-identifiers``)."""
 
 
 @dataclass
@@ -221,6 +223,8 @@ def split_params(settings: Settings, split_depth: int) -> dict[str, object]:
                                  "refine": bool(settings.refine), "safe": bool(settings.safe)}
     if split_depth:
         params["split_depth"] = int(split_depth)
+    if settings.identifiers_allowed:
+        params["identifiers_allowed"] = True
     return params
 
 
@@ -242,7 +246,8 @@ def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarr
                                   horpart=settings.horpart, verpart=settings.verpart, refine=settings.refine,
                                   seed=part_seed(seed, index) if split else seed, timings=timings,
                                   safe=settings.safe, safe_targets=settings.safe_targets,
-                                  record_ids=records if split else None)
+                                  record_ids=records if split else None,
+                                  allow_identifiers=settings.identifiers_allowed)
     seconds = {"horpart": timings.horpart, "verpart": timings.verpart, "refine": timings.refine,
                "build": timings.build}
     seconds["safe"] = max(0.0, time.perf_counter() - start - timings.total) if settings.safe else 0.0

@@ -63,7 +63,7 @@ MAX_JSON_BYTES = 4 * 2**30
 """Largest release or truth file read (bytes); larger files are refused before parsing."""
 
 _PARAM_TYPES: dict[str, type] = {"max_cluster_size": int, "horpart": str, "verpart": str, "refine": bool,
-                                 "safe": bool}
+                                 "safe": bool, "identifiers_allowed": bool}
 """Types of the optional known parameters (``k`` and ``m`` are required and checked separately)."""
 
 SubRecord = tuple[str, ...]

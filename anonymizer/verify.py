@@ -191,7 +191,7 @@ MAX_RECORDS = 2**31 - 1
 """A release holds at most this many records (the cluster sizes added up)."""
 
 _OPTIONAL_PARAMS: dict[str, type] = {"max_cluster_size": int, "horpart": str, "verpart": str, "refine": bool,
-                                     "safe": bool}
+                                     "safe": bool, "identifiers_allowed": bool}
 
 
 def _short(value: Any) -> str:

@@ -72,6 +72,7 @@ import pandas as pd
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.files import atomic_open, iter_bounded, read_bounded
+from corpora.identifiers import USER_TERMS_KEY
 from corpora.tabular import (
     delimiter_hint,
     frame_tokens,
@@ -791,11 +792,6 @@ def dataset_from_frame(
     """
     flat, rows, n_rows, shared = frame_tokens(frame, user, item)
     return dataset_from_tokens(flat, rows, n_rows, name=name, metadata=_user_terms({"format": "dataframe"}, shared))
-
-
-USER_TERMS_KEY = "user_column_terms"
-"""Metadata key of the items that equal a value of the user column (terms already in the dataset;
-:func:`corpora.identifiers.screen_terms` flags them as ``user-id``)."""
 
 
 def _user_terms(metadata: dict, shared: list[str]) -> dict:

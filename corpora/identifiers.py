@@ -52,11 +52,19 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["IDENTIFIER_KINDS", "IdentifierScreen", "identifier_kind", "mask", "screen_terms"]
+from corpora.dataset import TransactionDataset
+from corpora.errors import InputError
+
+__all__ = ["IDENTIFIER_KINDS", "USER_TERMS_KEY", "IdentifierScreen", "identifier_kind", "mask", "refuse_identifiers",
+           "screen_dataset", "screen_terms"]
 
 IDENTIFIER_KINDS: tuple[str, ...] = ("e-mail", "url-with-user", "ip-address", "phone", "numeric-id", "hex-id",
                                      "user-id")
 """Every kind :func:`identifier_kind` and :func:`screen_terms` report, in the order they are tried."""
+
+USER_TERMS_KEY = "user_column_terms"
+"""Dataset metadata key of the items equal to a value of the user column (terms already in the dataset:
+the long, parquet and DataFrame readers set it; :func:`screen_dataset` flags them as ``user-id``)."""
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 _URL_USER = re.compile(
@@ -195,3 +203,17 @@ def screen_terms(terms: Iterable[str], user_values: Collection[str] = ()) -> Ide
     kinds = {kind: counts[kind] for kind in IDENTIFIER_KINDS if counts[kind]}
     return IdentifierScreen(checked=len(distinct), terms=tuple(t for t, _ in flagged), kinds=kinds,
                             examples=tuple(mask(t) for t, _ in flagged[:_SHOWN]))
+
+
+def screen_dataset(dataset: TransactionDataset) -> IdentifierScreen:
+    """:func:`screen_terms` over a dataset's vocabulary and the user-column values its reader found among the items."""
+    return screen_terms(dataset.vocabulary, dataset.metadata.get(USER_TERMS_KEY, ()))
+
+
+def refuse_identifiers(screen: IdentifierScreen, what: str = "the dataset") -> None:
+    """Raise :class:`InputError` (one line, masked examples) when ``screen`` flagged any term."""
+    if screen.clean:
+        return
+    raise InputError(f"{what}: {screen.describe()}; disassociation publishes every term, so they would be "
+                     "published: remove them from the data, or pass --allow-identifiers (allow_identifiers=True) "
+                     "if they are not identifiers (the release's params then say identifiers_allowed)")
