@@ -259,7 +259,7 @@ def check_dask_input(path: str, fmt: str | None = None, options: Mapping[str, An
     if fmt not in LINE_FORMATS:
         raise InputError(f"--executor dask reads the line formats ({', '.join(LINE_FORMATS)}), not {fmt}: "
                          "convert the file with python -m corpora convert first")
-    if local and fmt == "basket" and declared is None and options.get("header") is None:
+    if local and fmt == "basket" and declared is None:
         from corpora.formats import sniff_long_layout
 
         sniff_long_layout(path, options.get("delimiter"))  # the same rule as the whole-file reader, on the head

@@ -12,15 +12,25 @@
    knowledge breaches (Algorithm 1). With the truth the attackers know the real records, as in
    the sweeps (``experiments/tasks.py``); with only the original dataset they know its records
    without the clusters; with neither, their knowledge is simulated from the release alone (the
-   report says which). Fails when the largest share of vulnerable records exceeds
-   ``max_vulnerable`` (default: not a gate, reported only).
+   report says which). Each attacker is a check of its own: it fails when the share of records
+   it breaches exceeds ``max_vulnerable`` (default :data:`DEFAULT_MAX_VULNERABLE`, 5%).
 4. **A quick semantic attack** (AlShuhail2021 ch. 4): ABA with GloVe 6B 50-d against the random
    baseline, when the terms are words (at least half of the distinct terms are alphabetic words
    of GloVe's vocabulary) and the truth and the original records are given to score it. Otherwise
-   skipped with one line saying why. Reported, not a gate: the report says whether the attack
-   beats chance (its 95% interval above the baseline's).
-5. **Recommendations**: what to change before publishing (``--safe``, a larger k, a smaller
-   maximum cluster size), or that nothing needs to change.
+   skipped with one line saying why. Fails when the attack beats chance: the lower end of its 95%
+   interval lies more than ``max_semantic_gain`` (default 0) above the upper end of the random
+   baseline's.
+5. **Direct identifiers** (:mod:`corpora.identifiers`): a published term that looks like an
+   e-mail address, a phone number, a long numeric or hex id, an IP address or a URL naming a user
+   fails the audit (the report shows them masked) unless ``allow_identifiers`` says the owner
+   knows they are not identifiers.
+6. **Recommendations**: what to change before publishing (``--safe``, a larger k, a smaller
+   maximum cluster size), as commands that read the original the way the audit read it
+   (``original_source``), or that nothing needs to change.
+
+The original and the truth must belong to the release (:mod:`anonymizer.consistency`): a
+mismatch is bad input, never a report about other data. Why the default thresholds are what they
+are: docs/cover-and-safe.md ("The audit's thresholds").
 
 The result is an :class:`AuditReport` (``passed``, ``checks``, ``recommendations``), printable as
 Markdown or JSON. The attacks read the release and the attackers' knowledge only; the truth and
@@ -43,11 +53,27 @@ from attacks.cover import run_cover_attack
 from attacks.knowledge import ATTACKERS, make_knowledge
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
+from corpora.identifiers import screen_terms
 
-__all__ = ["AuditCheck", "AuditReport", "audit", "word_share", "DEFAULT_MAX_PEM", "SEMANTIC_MIN_WORD_SHARE"]
+__all__ = ["AuditCheck", "AuditReport", "audit", "word_share", "DEFAULT_MAX_PEM", "DEFAULT_MAX_VULNERABLE",
+           "DEFAULT_MAX_SEMANTIC_GAIN", "SEMANTIC_MIN_WORD_SHARE"]
 
 DEFAULT_MAX_PEM = 0.0
-"""PEM above which the audit fails when no threshold is given: any linkable cover problem."""
+"""PEM above which the audit fails when no threshold is given: any linkable cover problem (safe
+disassociation leaves none, Awad2019 section 4, so a release that has one was not made safe)."""
+
+DEFAULT_MAX_VULNERABLE = 0.05
+"""Share of records an attacker may breach before the audit fails: 5%, the strictest of the
+re-identification risk thresholds that de-identification practice uses for public releases (0.05
+to 0.09; 0.09 in the EMA's and Health Canada's guidance for clinical reports). Safe
+disassociation leaves 0.4% (kosarak10k, k=3) to 2.2% (the supermarket baskets, k=5) to Barakat2016's
+strong attacker, which partial suppression cannot remove; a plain release of the baskets
+gives 8.1%."""
+
+DEFAULT_MAX_SEMANTIC_GAIN = 0.0
+"""Margin (accuracy, a share) by which the semantic attack's interval may clear the random
+baseline's before the audit fails: 0, i.e. any attack that places terms measurably better than
+chance fails, since disassociation promises that the published chunks cannot be re-associated."""
 
 SEMANTIC_MIN_WORD_SHARE = 0.5
 """The semantic attack runs when at least this share of the distinct terms are GloVe words."""
@@ -84,6 +110,10 @@ class AuditReport:
     checks: list[AuditCheck] = field(default_factory=list)
     recommendations: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    identifiers: dict[str, Any] = field(default_factory=dict)
+    """The identifier screen of the published terms (count, kinds, masked examples)."""
+    original_source: str | None = None
+    """How the original was given (path or name and reading options), when it was."""
 
     @property
     def passed(self) -> bool:
@@ -99,9 +129,29 @@ class AuditReport:
         return (f"AuditReport(passed={self.passed}, failed={failed}, pem={self.cover.get('pem', 0.0):.4f}, "
                 f"records={self.records}, clusters={self.clusters}, recommendations={len(self.recommendations)})")
 
+    def residual_risks(self) -> list[str]:
+        """Every measured risk with its value and threshold (``strong attacker 2.18% (max 5%)``)."""
+        out = []
+        for c in self.checks:
+            if c.status == "skipped" or c.value is None:
+                continue
+            share = c.name not in ("Guarantee 1", "identifiers")
+            value = f"{c.value:.2%}" if share else f"{c.value:g}"
+            limit = ("no threshold" if c.threshold is None else
+                     f"max {c.threshold:.2%}" if share else f"max {c.threshold:g}")
+            out.append(f"{c.name} {value} ({limit}{', ' + c.status if c.status != 'pass' else ''})")
+        return out
+
+    def verdict(self) -> str:
+        """One line: PASS with every residual risk, or FAIL with the checks that failed."""
+        if self.passed:
+            return "PASS (every measured risk at or under its threshold): " + "; ".join(self.residual_risks())
+        return "FAIL (" + ", ".join(c.name for c in self.checks if c.status == "fail") + ")"
+
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["passed"] = self.passed
+        out["verdict"] = self.verdict()
         return out
 
     def to_json(self, indent: int | None = None) -> str:
@@ -116,12 +166,16 @@ class AuditReport:
     def to_markdown(self) -> str:
         """The report as Markdown: verdict, checks, attackers, semantic attack, recommendations."""
         p = self.params
-        verdict = "PASS: no threshold crossed" if self.passed else "FAIL: " + ", ".join(
+        verdict = "PASS: every measured risk at or under its threshold" if self.passed else "FAIL: " + ", ".join(
             c.name for c in self.checks if c.status == "fail")
+        skipped = [f"{c.name}: {c.detail}" for c in self.checks if c.status == "skipped"]
         lines = [
             f"# Audit of {self.release}",
             "",
             f"**{verdict}**",
+            "",
+            "Residual risks (value, threshold): " + "; ".join(self.residual_risks()) + "."
+            + ("" if not skipped else " Not measured: " + "; ".join(skipped) + "."),
             "",
             f"k={p.get('k')}, m={p.get('m')}, max cluster size {p.get('max_cluster_size', '?')}, "
             f"safe {p.get('safe', False)}; {self.records:,} records, {self.clusters:,} clusters, "
@@ -212,19 +266,28 @@ def audit(
     original: TransactionDataset | None = None,
     truth: Truth | str | os.PathLike[str] | None = None,
     max_pem: float | None = DEFAULT_MAX_PEM,
-    max_vulnerable: float | None = None,
+    max_vulnerable: float | None = DEFAULT_MAX_VULNERABLE,
+    max_semantic_gain: float | None = DEFAULT_MAX_SEMANTIC_GAIN,
+    allow_identifiers: bool = False,
     seed: int = 0,
     semantic: bool = True,
     name: str | None = None,
+    original_source: str | None = None,
 ) -> AuditReport:
     """Audit ``release`` before publishing (module docstring); returns an :class:`AuditReport`.
 
     ``release`` is a :class:`Release` or the path of a release file (verified strictly as read);
     ``truth`` (object or path) and ``original`` give the attackers the real records and score
-    the semantic attack. ``max_pem`` (a share in [0, 1], ``None``: no gate) and ``max_vulnerable``
-    (the largest share of records an attacker breaches; ``None``: no gate) are the thresholds.
+    the semantic attack; both must belong to the release (:mod:`anonymizer.consistency`), else
+    :class:`InputError`. Thresholds (``None``: reported, not a gate): ``max_pem`` (a share in
+    [0, 1]), ``max_vulnerable`` (the share of records any one attacker breaches), and
+    ``max_semantic_gain`` (the accuracy margin of the semantic attack over random, see the module
+    doc). ``allow_identifiers`` turns the identifier check into a report line. ``original_source``
+    is how the original was given on the command line (its path or name and the options it was
+    read with, shell-quoted); the recommended commands start with it.
     """
-    for label, value in (("max_pem", max_pem), ("max_vulnerable", max_vulnerable)):
+    for label, value in (("max_pem", max_pem), ("max_vulnerable", max_vulnerable),
+                         ("max_semantic_gain", max_semantic_gain)):
         if value is not None and not 0.0 <= value <= 1.0:
             raise InputError(f"{label} must be a share between 0 and 1, got {value}")
     started = time.perf_counter()
@@ -240,6 +303,12 @@ def audit(
     g1 = verify(path if path is not None else rel)
     checks = [AuditCheck("Guarantee 1", "pass" if g1.ok else "fail", float(len(g1.violations)), 0.0,
                          g1.summary())]
+    screen = screen_terms(rel.terms())
+    id_status = "pass" if screen.clean else ("info" if allow_identifiers else "fail")
+    checks.append(AuditCheck("identifiers", id_status, float(screen.count), 0.0,
+                             ("no published term looks like a direct identifier" if screen.clean else
+                              screen.describe()) + (" (allowed by the owner)" if allow_identifiers and not screen.clean
+                                                    else "")))
     knowledge_from = ("the real records (truth file)" if tru is not None else
                       "the original records, clusters unknown" if original is not None else
                       "the release alone (no truth or original given: strong from the cover relations, moderate "
@@ -262,57 +331,108 @@ def audit(
     cover_info = {"pem": cover.pem, "vulnerable_chunks": cover.vulnerable_chunks, "record_chunks": cover.record_chunks,
                   "pem_literal": cover.pem_literal, "vulnerable_chunks_literal": cover.vulnerable_chunks_literal,
                   "examples": examples}
-    pem_status = "info" if max_pem is None else ("fail" if cover.pem > max_pem else "pass")
-    checks.append(AuditCheck("PEM", pem_status, cover.pem, max_pem,
+    checks.append(AuditCheck("PEM", _gate(cover.pem, max_pem), cover.pem, max_pem,
                              f"{cover.vulnerable_chunks} of {cover.record_chunks} record chunks have a cover problem "
                              f"another chunk of their cluster links to (Awad2019); Definition 3 on every chunk: "
                              f"{cover.vulnerable_chunks_literal}"))
-    worst = max(attackers, key=lambda a: a["share"])
-    vuln_status = "info" if max_vulnerable is None else ("fail" if worst["share"] > max_vulnerable else "pass")
-    checks.append(AuditCheck("vulnerable records", vuln_status, worst["share"], max_vulnerable,
-                             f"the {worst['attacker']} attacker breaches {worst['vulnerable_records']} of "
-                             f"{cover.n_records} records (Barakat2016 Algorithm 1)"))
+    for a in attackers:
+        checks.append(AuditCheck(f"{a['attacker']} attacker", _gate(a["share"], max_vulnerable), a["share"],
+                                 max_vulnerable,
+                                 f"breaches {a['vulnerable_records']} of {cover.n_records} records (Barakat2016 "
+                                 f"Algorithm 1; knowledge from {a['knowledge_source']})"))
     sem = _semantic(rel, tru, original, seed, semantic)
-    sem_status = "skipped" if sem["status"] == "skipped" else "info"
-    checks.append(AuditCheck("semantic attack", sem_status, sem.get("accuracy"), None, sem["summary"]))
+    if sem["status"] == "skipped":
+        checks.append(AuditCheck("semantic attack", "skipped", None, max_semantic_gain, sem["summary"]))
+    else:
+        margin = sem["accuracy_ci"][0] - sem["random_ci"][1]
+        sem["margin"] = margin
+        checks.append(AuditCheck("semantic attack", _gate(margin, max_semantic_gain), margin, max_semantic_gain,
+                                 sem["summary"] + f"; margin (attack's lower bound - random's upper bound) "
+                                 f"{margin:+.3f}"))
     report = AuditReport(
         release=name or (os.fspath(path) if path is not None else "release"), params=dict(rel.params),
         records=rel.n_records, clusters=len(rel.clusters), record_chunks=cover.record_chunks,
         knowledge_from=knowledge_from,
         guarantee1={"ok": g1.ok, "violations": g1.violations[:_SHOWN_VIOLATIONS], "count": len(g1.violations),
                     "summary": g1.summary()},
-        cover=cover_info, attackers=attackers, semantic=sem, checks=checks)
-    report.recommendations = _recommend(report, worst, max_pem, max_vulnerable)
+        cover=cover_info, attackers=attackers, semantic=sem, checks=checks, identifiers=screen.to_dict(),
+        original_source=original_source)
+    report.recommendations = _recommend(report, max_pem, max_vulnerable)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _recommend(report: AuditReport, worst: dict[str, Any], max_pem: float | None,
-               max_vulnerable: float | None) -> list[str]:
-    p = report.params
-    k, m, delta = p.get("k"), p.get("m"), p.get("max_cluster_size")
-    flags = f"-k {k} -m {m}" + (f" --max-cluster-size {delta}" if delta is not None else "")
+def _gate(value: float, threshold: float | None) -> str:
+    """``fail`` above the threshold, ``pass`` at or below it, ``info`` when there is no threshold."""
+    if threshold is None:
+        return "info"
+    return "fail" if value > threshold else "pass"
+
+
+def release_flags(params: dict[str, Any]) -> str:
+    """The ``python -m anonymizer`` options that make a release with ``params`` again (seed aside)."""
+    flags = [f"-k {params.get('k')}", f"-m {params.get('m')}"]
+    if params.get("max_cluster_size") is not None:
+        flags.append(f"--max-cluster-size {params['max_cluster_size']}")
+    for key in ("horpart", "verpart"):
+        if params.get(key) is not None:
+            flags.append(f"--{key} {params[key]}")
+    if params.get("refine") is False:
+        flags.append("--no-refine")
+    if params.get("split_depth"):
+        flags.append(f"--split-depth {params['split_depth']}")
+    if params.get("identifiers_allowed"):
+        flags.append("--allow-identifiers")
+    return " ".join(flags)
+
+
+def _recommend(report: AuditReport, max_pem: float | None, max_vulnerable: float | None) -> list[str]:
+    p = dict(report.params)
+    k, delta = p.get("k"), p.get("max_cluster_size")
+    source = report.original_source or "INPUT"
+    where = "" if report.original_source else " (INPUT: the original, with the options it was read with)"
     out: list[str] = []
+    failed = {c.name for c in report.checks if c.status == "fail"}
     if not report.guarantee1["ok"]:
         out.append("Do not publish: the release breaks k^m-anonymity or the structure of Guarantee 1 "
                    f"({report.guarantee1['count']} violation(s)); make it again with python -m anonymizer and "
                    "run python -m anonymizer verify on it.")
-    if max_pem is not None and report.cover["pem"] > max_pem:
-        if not p.get("safe"):
-            out.append(f"Publish a safe release instead: python -m anonymizer INPUT {flags} --safe -o release.json "
-                       "--truth truth.json (Awad2019's safe disassociation removes the cover problems PEM counts).")
-        else:
-            out.append(f"The safe release still has PEM {report.cover['pem']:.4f}: rerun with --safe-targets every, "
-                       f"or a larger k (-k {int(k) + 1 if isinstance(k, int) else 'K+1'}).")
-    if max_vulnerable is not None and worst["share"] > max_vulnerable:
-        smaller = f" or a smaller --max-cluster-size (now {delta})" if isinstance(delta, int) else ""
-        out.append(f"The {worst['attacker']} attacker breaches {worst['share']:.1%} of the records: use a larger k "
-                   f"(-k {int(k) + 1 if isinstance(k, int) else 'K+1'}){smaller} (Barakat2016 Fig. 4: breaches grow "
-                   "with the cluster size)" + ("" if p.get("safe") else ", and --safe") + ".")
-    if report.semantic.get("beats_chance"):
+    if "identifiers" in failed:
+        out.append(f"Do not publish: {report.identifiers['count']} published term(s) look like direct identifiers "
+                   f"(e.g. {', '.join(repr(e) for e in report.identifiers['examples'])}); remove them from the "
+                   "original (or read it with the user column declared: --format long --user-column C "
+                   "--item-column C) and make the release again.")
+    breached = [a for a in report.attackers if f"{a['attacker']} attacker" in failed]
+    then = " Then audit the new release."
+    if not p.get("safe") and ("PEM" in failed or breached):
+        why = []
+        if "PEM" in failed:
+            why.append(f"PEM {report.cover['pem']:.2%}")
+        why += [f"the {a['attacker']} attacker breaches {a['share']:.1%}" for a in breached]
+        out.append(f"Publish a safe release instead ({'; '.join(why)}): python -m anonymizer {source} "
+                   f"{release_flags(p)} --safe -o safe-release.json --truth safe-truth.json{where} (Awad2019's safe "
+                   "disassociation removes the cover problems PEM counts and most of the attackers' breaches)."
+                   + then)
+    elif "PEM" in failed:
+        out.append(f"The safe release still has PEM {report.cover['pem']:.2%}: python -m anonymizer {source} "
+                   f"{release_flags(p)} --safe --safe-targets every -o safe-release.json --truth "
+                   f"safe-truth.json{where}." + then)
+    elif breached:
+        worst = max(breached, key=lambda a: a["share"])
+        bigger = dict(p, k=int(k) + 1) if isinstance(k, int) else p
+        if isinstance(delta, int) and isinstance(k, int):
+            bigger["max_cluster_size"] = max(delta, 2 * (int(k) + 1) - 1)
+        targets = p.get("safe_targets", "linkable")
+        out.append(f"The {worst['attacker']} attacker breaches {worst['share']:.1%} of the records of this safe "
+                   f"release (threshold {max_vulnerable:.0%}): python -m anonymizer {source} "
+                   f"{release_flags(bigger)} --safe --safe-targets {targets} -o safe-release.json --truth "
+                   f"safe-truth.json{where} (a larger k; Barakat2016 Fig. 4: breaches also grow with the cluster "
+                   "size, so a smaller --max-cluster-size may help too)." + then)
+    if "semantic attack" in failed:
         out.append("The semantic attack places terms better than chance: consider a larger k or fewer, more general "
                    "terms per record (AlShuhail2021 ch. 5: accuracy falls as k grows).")
     if not out:
-        out.append("No threshold crossed: the release can be published as it is. Keep the truth file and the seed "
-                   "secret; publish only the release file.")
+        out.append("No threshold crossed: the release can be published under the thresholds above, with the "
+                   "residual risks the verdict lists. Keep the truth file and the seed secret; publish only the "
+                   "release file.")
     return out

@@ -516,7 +516,7 @@ def _basket_rows(text: str, path: str | Path, delimiter: str) -> list[tuple[int,
 def _read_basket(text: str, path: str | Path, delimiter: str, header: bool | None = None,
                  declared: bool = False, guessed: bool = False) -> tuple[list[str], np.ndarray, int]:
     rows = _basket_rows(text, path, delimiter)
-    if guessed and header is None:
+    if guessed:
         refuse_long_layout([items for _, items in rows], path)
     if not declared and rows and all(len(items) == 1 for _, items in rows):
         other = delimiter_hint([items[0] for _, items in rows], delimiter)
@@ -538,8 +538,8 @@ def _read_basket(text: str, path: str | Path, delimiter: str, header: bool | Non
 def refuse_long_layout(rows: Sequence[Sequence[str]], path: str | Path) -> None:
     """Refuse, in one line, rows read as baskets by their extension that look like (user, item) pairs.
 
-    The rule is :func:`corpora.tabular.long_layout_reason`; declaring the reading (``--format
-    basket`` or ``--format long ...``, or ``--header``/``--no-header``) skips it.
+    The rule is :func:`corpora.tabular.long_layout_reason`; declaring the format (``--format
+    basket`` or ``--format long ...``) skips it; ``--header``/``--no-header`` alone do not.
     """
     reason = long_layout_reason(rows)
     if reason is not None:

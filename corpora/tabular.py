@@ -120,13 +120,27 @@ def delimiter_hint(lines: Sequence[str], expected: str) -> str | None:
     return None
 
 
-def _user_column_name(field: str) -> bool:
-    """Whether a header field names a user, customer, e-mail or id column (``user_id``, ``customer_email``, ``id``)."""
+_PERSON_WORDS = frozenset({
+    "user", "users", "userid", "uid", "customer", "customerid", "client", "clientid", "member", "visitor", "person",
+    "patient", "patientid", "household", "account", "owner", "email", "emails", "mail", "emailaddress",
+    "mailaddress", "login", "username", "phone", "mobile", "telephone", "ip", "ipaddress", "ssn", "passport",
+    "buyer", "shopper", "subscriber", "employee", "student", "guest", "author", "sender", "recipient", "device",
+    "deviceid", "cookie", "cookieid", "contact",
+})
+"""The user words that name a person (or their device or account), not a basket, order or document."""
+
+
+def _user_column_name(field: str, person: bool = False) -> bool:
+    """Whether a header field names a user, customer, e-mail or id column (``user_id``, ``customer_email``, ``id``).
+
+    ``person=True`` asks for a column naming a person (``customer``, ``email``), not only a record
+    key (``basket``, ``order``, ``transaction``): the values such a column holds identify people.
+    """
     kind = header_word(field)
-    if kind == "user":
-        return True
     parts = [p for p in _WORD_PARTS.split(field.strip().strip('"').lower()) if p]
-    return kind == "other" and "id" in parts
+    if kind == "user":
+        return not person or "".join(parts) in _PERSON_WORDS or any(p in _PERSON_WORDS for p in parts)
+    return kind == "other" and "id" in parts and not person
 
 
 def long_layout_reason(rows: Sequence[Sequence[str]]) -> str | None:
@@ -178,7 +192,7 @@ def check_column_roles(user_name: str | None, item_name: str, source: str) -> No
     ``--user-column product --item-column customer_email`` (the two swapped) is the usual cause;
     the message says so when the user column is named like an item column.
     """
-    if not _user_column_name(str(item_name)):
+    if not _user_column_name(str(item_name), person=True):
         return
     swapped = user_name is not None and header_word(str(user_name)) == "item"
     hint = (f"; the user column {str(user_name)[:40]!r} is named like an item column: are --user-column and "

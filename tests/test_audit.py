@@ -39,7 +39,7 @@ def test_awad_figure1_fails_on_the_cover_problem_and_recommends_safe(fig1_files)
     done = _cli("fig1.json", cwd=fig1_files)
     assert done.returncode == 1, done.stderr
     out = done.stdout
-    assert "**FAIL: PEM**" in out
+    assert "**FAIL: PEM, " in out  # and the attackers it lets breach records
     assert "cluster P1 chunk 0: c, d covered by a, b in 4 records" in out
     assert "--safe" in out.split("## Recommendations")[1]
     assert "the release alone" in out  # says what the attackers were simulated from
@@ -50,17 +50,22 @@ def test_safe_release_passes(fig1_files):
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["passed"] is True and report["cover"]["pem"] == 0.0 and report["guarantee1"]["ok"] is True
-    assert [c["name"] for c in report["checks"]] == ["Guarantee 1", "PEM", "vulnerable records", "semantic attack"]
+    assert [c["name"] for c in report["checks"]] == ["Guarantee 1", "identifiers", "PEM", "strong attacker",
+                                                     "moderate attacker", "weak attacker", "semantic attack"]
     assert report["recommendations"][0].startswith("No threshold crossed")
+    # PASS names every residual risk with its value and threshold
+    verdict = report["verdict"]
+    assert verdict.startswith("PASS") and "PEM 0.00% (max 0.00%)" in verdict and "strong attacker" in verdict
+    assert "(max 5.00%)" in verdict and "identifiers 0 (max 0)" in verdict
 
 
 def test_thresholds_truth_and_report_file(fig1_files):
     done = _cli("fig1.json", "--truth", "fig1-truth.json", "--max-pem", "1", "--max-vulnerable", "0.1", "-o",
                 "report.md", cwd=fig1_files)
-    assert done.returncode == 1 and "FAIL (vulnerable records)" in done.stderr
+    assert done.returncode == 1 and "FAIL (strong attacker" in done.stderr
     text = (fig1_files / "report.md").read_text()
     assert "the real records (truth file)" in text and "| strong | truth |" in text
-    assert _cli("fig1.json", "--max-pem", "1", cwd=fig1_files).returncode == 0
+    assert _cli("fig1.json", "--max-pem", "1", "--max-vulnerable", "1", cwd=fig1_files).returncode == 0
     bad = _cli("fig1.json", "--max-pem", "2", cwd=fig1_files)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
@@ -72,7 +77,7 @@ def test_broken_guarantee_fails_whatever_the_thresholds():
     assert not report.passed and report.exit_status == 1
     assert report.checks[0].name == "Guarantee 1" and report.checks[0].status == "fail"
     assert report.recommendations[0].startswith("Do not publish")
-    assert "passed=False" in repr(report) and len(report.to_frame()) == 4
+    assert "passed=False" in repr(report) and len(report.to_frame()) == 7
 
 
 def test_api_on_words_runs_the_semantic_attack_and_skips_numbers():

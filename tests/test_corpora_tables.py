@@ -75,11 +75,13 @@ def test_header_line_read_as_basket_is_refused_in_one_line(long_csv, tmp_path):
                 cwd=tmp_path)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "looks like a header" in lines[0] and "--format long" in lines[0]
+    assert len(lines) == 1 and "names a user column ('user_id')" in lines[0] and "--format long" in lines[0]
     assert "Traceback" not in done.stderr and not (tmp_path / "rel.json").exists()
-    # declared: --header skips it, --no-header makes it a record
-    assert read_dataset(long_csv, header=True).sorted_records()[0] == ["milk", "u1"]
-    assert read_dataset(long_csv, header=False).sorted_records()[0] == ["item", "user_id"]
+    # --header alone does not declare the format: still refused; --format basket does
+    with pytest.raises(InputError, match="names a user column"):
+        read_dataset(long_csv, header=True)
+    assert read_dataset(long_csv, format="basket", header=True).sorted_records()[0] == ["milk", "u1"]
+    assert read_dataset(long_csv, format="basket", header=False).sorted_records()[0] == ["item", "user_id"]
 
 
 def test_header_in_a_kdd_file_is_refused_or_skipped(tmp_path):
