@@ -55,7 +55,7 @@ from __future__ import annotations
 import heapq
 import warnings
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -450,15 +450,22 @@ def _re_from(s_o: np.ndarray, s_p: np.ndarray) -> float:
     return float(np.mean(np.abs(a - b) / ((a + b) / 2.0)))
 
 
-def re(original: TransactionDataset, reconstructed: TransactionDataset | Sequence[TransactionDataset],
+def re(original: TransactionDataset, reconstructed: TransactionDataset | Iterable[TransactionDataset],
        rank_range: tuple[int, int] = (200, 220)) -> float:
-    """Relative error of pair supports (section 6, eq. 3); several datasets: their supports are averaged."""
+    """Relative error of pair supports (section 6, eq. 3); several datasets: their supports are averaged.
+
+    Several datasets may come from any iterable (a generator too): each is read once, one at a time.
+    """
     terms = ranked_terms(original, rank_range)
-    runs = [reconstructed] if isinstance(reconstructed, TransactionDataset) else list(reconstructed)
-    if not runs:
+    runs = [reconstructed] if isinstance(reconstructed, TransactionDataset) else reconstructed
+    total, count = None, 0
+    for ds in runs:
+        pairs = _pair_supports(ds, terms)
+        total = pairs if total is None else total + pairs
+        count += 1
+    if total is None:
         raise InputError("re: no reconstructed dataset given")
-    s_p = np.mean([_pair_supports(ds, terms) for ds in runs], axis=0)
-    return _re_from(_pair_supports(original, terms), s_p)
+    return _re_from(_pair_supports(original, terms), total / count)
 
 
 def re_a(original: TransactionDataset, release: Release, rank_range: tuple[int, int] = (200, 220)) -> float:
@@ -603,15 +610,21 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         from anonymizer.multilevel import multilevel_top_k, tkd_ml2
 
         ml_fi = multilevel_top_k(original, hierarchy, top_k)
-    for i in range(reconstructions):
-        ds = reconstruct(release, seed=seed + i)
-        tkd_runs.append(_tkd_against(fi, ds, top_k))
-        if ml_fi is not None:
-            ml2_runs.append(tkd_ml2(original, ds, hierarchy, top_k, fi=ml_fi))
-        pairs = _pair_supports(ds, terms)
-        pair_runs.append(pairs)
-        re_runs.append(_re_from(s_o, pairs))
-        del ds
+
+    def runs() -> Iterator[TransactionDataset]:
+        for i in range(reconstructions):
+            ds = reconstruct(release, seed=seed + i)
+            tkd_runs.append(_tkd_against(fi, ds, top_k))
+            if ml_fi is not None:
+                ml2_runs.append(tkd_ml2(original, ds, hierarchy, top_k, fi=ml_fi))
+            pairs = _pair_supports(ds, terms)
+            pair_runs.append(pairs)
+            re_runs.append(_re_from(s_o, pairs))
+            yield ds
+            del ds
+
+    # Awad2019's RAE reads the reconstructions as they are drawn: one at a time, none drawn twice.
+    rae_value = rae(original, runs(), rank_range=re_range)
     subs = _subrecord_dataset(release)
     return UtilityReport(
         tkd=float(np.mean(tkd_runs)),
@@ -630,7 +643,7 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         ncp=0.0 if hierarchy is not None else None,
         re_range_adapted=adapted,
         rlm=rlm(before, release) if before is not None else None,
-        rae=rae(original, release, reconstructions=reconstructions, seed=seed, rank_range=re_range),
+        rae=rae_value,
     )
 
 
