@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
          cli_tools.VERIFY_HELP, cli_tools.add_verify_arguments, cli_tools.run_verify),
         ("reconstruct", "sample one dataset of the inverse transformation",
          cli_tools.RECONSTRUCT_HELP, cli_tools.add_reconstruct_arguments, cli_tools.run_reconstruct),
-        ("utility", "information loss: tKd, tKd-a, re, re-a, tlost, tKd-ML^2, NCP",
+        ("utility", "information loss: tKd, tKd-a, re, re-a, tlost, tKd-ML^2, NCP, RAE, RLM",
          cli_tools.UTILITY_HELP, cli_tools.add_utility_arguments, cli_tools.run_utility),
         ("convert", "rewrite a release as parquet (OUT.parquet) or as JSON",
          cli_tools.CONVERT_HELP, cli_tools.add_convert_arguments, cli_tools.run_convert),

@@ -23,6 +23,9 @@ What the release allows us to check without reading anything secret:
   ``suppression`` strategy) the two vocabularies are equal: disassociation moves every term it
   cannot publish in a record chunk to the term chunk, it never drops one (Terrovitis2012 section 4).
 
+A safe release scored with RLM (Awad2019 section 5.1.2) comes with the release it was made from
+(``utility --before``): :func:`check_before` checks that the pair belongs together.
+
 With the truth file the check is exact: the truth must describe the release piece for piece
 (:meth:`anonymizer.release.Truth.check_against`), its real record ids (ghosts are -1) must be
 distinct positions of the original dataset, as many as the original has records when nothing was
@@ -37,7 +40,7 @@ from anonymizer.release import Release, Truth
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
-__all__ = ["check_original", "check_truth", "records_from_truth", "record_count_range", "ghost_bound",
+__all__ = ["check_original", "check_before", "check_truth", "records_from_truth", "record_count_range", "ghost_bound",
            "deletes_records", "deletes_terms"]
 
 _SHOWN = 3
@@ -108,6 +111,54 @@ def check_original(release: Release, original: TransactionDataset, *, label: str
             raise InputError(f"{label} does not match the release: {len(missing)} of its {len(vocabulary)} terms "
                              f"are not in the release (e.g. {_examples(missing)}), which keeps every term; read it "
                              "with the options the release was made with")
+
+
+def check_before(before: Release, release: Release, *, label: str = "--before") -> None:
+    """Raise :class:`InputError` unless ``release`` is a safe release made from ``before`` (Awad2019 section 4).
+
+    Safe disassociation (:mod:`anonymizer.safe`) keeps the parameters (``safe`` turns True), the
+    clusters and joint clusters (ids, order, children) and every term chunk; a cluster grows by
+    its ghost records only; the record chunks only lose items; so no item is published more often
+    than in ``before``. ``label`` names ``before`` in the message.
+    """
+    if not release.params.get("safe"):
+        raise InputError(f"{label}: the release scored is not a safe release (made without --safe); {label} gives "
+                         "the release a safe one was made from")
+    if before.params.get("safe"):
+        raise InputError(f"{label} is a safe release; give the release made without --safe (same dataset, options "
+                         "and --seed)")
+    keys = sorted((set(before.params) | set(release.params)) - {"safe"})
+    for key in keys:
+        if before.params.get(key) != release.params.get(key):
+            raise InputError(f"{label} does not match the release: params.{key} is {before.params.get(key)!r} there, "
+                             f"{release.params.get(key)!r} in the safe release")
+    if [c.id for c in before.clusters] != [c.id for c in release.clusters]:
+        raise InputError(f"{label} does not match the release: its clusters are not the safe release's "
+                         f"({len(before.clusters)} against {len(release.clusters)}, or other ids)")
+    if ([(j.id, list(j.children)) for j in before.joint_clusters]
+            != [(j.id, list(j.children)) for j in release.joint_clusters]):
+        raise InputError(f"{label} does not match the release: its joint clusters are not the safe release's")
+    for old, new in zip(before.clusters, release.clusters, strict=True):
+        if new.size < old.size:
+            raise InputError(f"{label} does not match the release: cluster {old.id} has {old.size} records there, "
+                             f"{new.size} in the safe release (safe disassociation only adds ghost records)")
+        gone = set(old.term_chunk) - set(new.term_chunk)
+        if gone:
+            raise InputError(f"{label} does not match the release: cluster {old.id}'s term chunk holds "
+                             f"{_examples(gone)} there, not in the safe release (safe disassociation keeps term "
+                             "chunks)")
+        old_terms = {t for chunk in old.record_chunks for sub in chunk for t in sub}
+        extra = {t for chunk in new.record_chunks for sub in chunk for t in sub} - old_terms
+        if extra:
+            raise InputError(f"{label} does not match the release: cluster {old.id}'s record chunks in the safe "
+                             f"release hold {_examples(extra)}, which {label}'s do not")
+    from anonymizer.safe_metrics import published_supports
+
+    was, now = published_supports(before), published_supports(release)
+    grown = sorted(t for t in now if now[t] > was.get(t, 0))
+    if grown:
+        raise InputError(f"{label} does not match the release: the safe release publishes {_examples(grown)} more "
+                         f"often than {label} (safe disassociation never adds an occurrence)")
 
 
 def check_truth(release: Release, truth: Truth, original: TransactionDataset | None = None, *,

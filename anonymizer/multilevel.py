@@ -47,6 +47,7 @@ from anonymizer.utility import (
     itemset_supports,
     ranked_terms,
     re,
+    resolve_re_range,
     top_k_search,
 )
 from corpora.dataset import TransactionDataset
@@ -170,12 +171,14 @@ def re_generalized(original: TransactionDataset, release: GeneralizedRelease,
 
 
 def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, top_k: int = 1000,
-                     re_range: tuple[int, int] = (200, 220),
+                     re_range: tuple[int, int] | None = None,
                      hierarchy: Hierarchy | None = None) -> UtilityReport:
-    """tKd, re, tKd-ML^2 and NCP of an Apriori or DiffPart release (tKd-a, re-a, tlost: None).
+    """tKd, re, tKd-ML^2 and NCP of an Apriori or DiffPart release (tKd-a, re-a, tlost, RLM, RAE: None).
 
-    ``hierarchy`` (default: the release's own) is the one tKd-ML^2 mines with.
+    ``hierarchy`` (default: the release's own) is the one tKd-ML^2 mines with. ``re_range=None``
+    is the default ranks 200-220, adapted to small vocabularies (:func:`anonymizer.utility.resolve_re_range`).
     """
+    re_range, adapted = resolve_re_range(original, re_range)
     from anonymizer.apriori import ncp_of_cut
 
     h = hierarchy or release.hierarchy
@@ -199,4 +202,5 @@ def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, 
         ncp = None
     return UtilityReport(tkd=tkd_value, tkd_a=None, re=re_value, re_a=None, tlost=None, reconstructions=0,
                          seed=0, top_k=top_k, re_range=(int(re_range[0]), int(re_range[1])), tkd_runs=[tkd_value],
-                         re_runs=[re_value], warnings=notes, tkd_ml2=ml2, ncp=ncp, method=release.method)
+                         re_runs=[re_value], warnings=notes, tkd_ml2=ml2, ncp=ncp, method=release.method,
+                         re_range_adapted=adapted)

@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from anonymizer.release import Release
 from corpora.dataset import TransactionDataset
@@ -56,12 +56,14 @@ def rlm(original_release: Release, safe_release: Release) -> float:
     return float(sum(before[t] - after.get(t, 0) for t in before) / total)
 
 
-def rae(original: TransactionDataset, anonymized: Release | TransactionDataset | Sequence[TransactionDataset], *,
+def rae(original: TransactionDataset, anonymized: Release | TransactionDataset | Iterable[TransactionDataset], *,
         reconstructions: int = 1, seed: int = 0, rank_range: tuple[int, int] = (200, 220)) -> float:
     """Relative Association Error of Awad2019 5.1.3 between the original dataset and anonymized data.
 
     ``anonymized`` is a release (disassociated or safe: it is reconstructed ``reconstructions``
-    times with seeds seed, seed+1, ...) or already reconstructed dataset(s).
+    times with seeds seed, seed+1, ...) or already reconstructed dataset(s), from any iterable
+    (read once, one at a time: :func:`anonymizer.utility.utility_report` passes its reconstructions
+    as it draws them).
     """
     from anonymizer.reconstruct import reconstruct
     from anonymizer.utility import re
@@ -69,9 +71,9 @@ def rae(original: TransactionDataset, anonymized: Release | TransactionDataset |
     if isinstance(anonymized, Release):
         if reconstructions < 1:
             raise InputError(f"rae: reconstructions must be at least 1, got {reconstructions}")
-        runs = [reconstruct(anonymized, seed=seed + i) for i in range(reconstructions)]
+        runs = (reconstruct(anonymized, seed=seed + i) for i in range(reconstructions))
     elif isinstance(anonymized, TransactionDataset):
         runs = [anonymized]
     else:
-        runs = list(anonymized)
+        runs = anonymized
     return re(original, runs, rank_range=rank_range)

@@ -11,7 +11,10 @@
   so the default (200, 220) takes 20 terms and 190 pairs; ties in support are broken by term).
   ``re_a`` takes s_p from the record- and shared-chunk sub-records only. Choice: a pair with
   support 0 on both sides has no defined error and is left out of the average (0.0 if no pair
-  remains).
+  remains). Choice: the *default* range adapts to small vocabularies (:func:`resolve_re_range`):
+  an original with N < 220 distinct terms is scored on the last 20-rank window that exists,
+  ``(N - 20, N)``, or ``(0, N)`` when N < 20 (re needs N >= 2); the report says so
+  (``UtilityReport.re_range_adapted``). A range given explicitly is used as given.
 * **tlost** (section 7.1): the share of the terms with support at least k in the original that
   the release keeps only in term chunks (in no record or shared chunk). The paper says "more
   than k" here but uses "over k" elsewhere for the complement of VERPART's "less than k" rule
@@ -52,7 +55,7 @@ from __future__ import annotations
 import heapq
 import warnings
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -60,8 +63,10 @@ import fim
 import numpy as np
 import scipy.sparse as sp
 
+from anonymizer.consistency import check_before, check_original
 from anonymizer.reconstruct import reconstruct
 from anonymizer.release import Release
+from anonymizer.safe_metrics import rae, rlm
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
@@ -81,6 +86,9 @@ __all__ = [
     "re_a",
     "tlost",
     "ranked_terms",
+    "DEFAULT_RE_RANGE",
+    "distinct_terms",
+    "resolve_re_range",
     "utility_report",
     "FIGURE_7D_WINDOWS",
     "FIGURE_7D_AVERAGED",
@@ -91,6 +99,8 @@ FIGURE_7D_WINDOWS: tuple[tuple[int, int], ...] = ((0, 20), (100, 120), (200, 220
 """The term-rank windows of Terrovitis2012 Figure 7d (0-based, half-open)."""
 FIGURE_7D_AVERAGED: tuple[int, ...] = (1, 2, 5, 10)
 """How many reconstructions Figure 7d averages: re (one), re-r2, re-r5, re-r10."""
+DEFAULT_RE_RANGE: tuple[int, int] = (200, 220)
+"""Terrovitis2012 section 7.1: re over the pairs of the terms ranked 200th-220th (0-based, half-open)."""
 
 
 
@@ -383,6 +393,40 @@ def ranked_terms(original: TransactionDataset, rank_range: tuple[int, int] = (20
     return chosen
 
 
+def distinct_terms(original: TransactionDataset) -> int:
+    """Number of terms that occur in ``original`` (support > 0): the ranks :func:`ranked_terms` can take."""
+    return int(np.count_nonzero(original.term_supports()))
+
+
+def resolve_re_range(original: TransactionDataset, re_range: tuple[int, int] | None = None, *,
+                     strict: bool = False, label: str = "re range") -> tuple[tuple[int, int], bool]:
+    """The rank range re is computed on, and whether the default was adapted.
+
+    ``re_range=None`` asks for the default :data:`DEFAULT_RE_RANGE` (Terrovitis2012 section 7.1,
+    ranks 200-220). When the original has N distinct terms, fewer than its END, the default
+    adapts to the last window of the same width that exists: ``(N - 20, N)``, or ``(0, N)``
+    when N < 20 (N >= 2 is needed for one pair); the second value is then True. A range given
+    explicitly is returned as given (validated by :func:`ranked_terms` when used); with
+    ``strict`` it must also fit, END <= N, and the error names ``label`` (the CLI passes
+    ``--re-range``).
+    """
+    n = distinct_terms(original)
+    if re_range is None:
+        lo, hi = DEFAULT_RE_RANGE
+        if n >= hi:
+            return (lo, hi), False
+        if n < 2:
+            raise InputError(f"re: the original dataset has {n} distinct term(s); re needs at least 2 (one pair)")
+        return (max(0, n - (hi - lo)), n), True
+    lo, hi = int(re_range[0]), int(re_range[1])
+    if lo < 0 or hi <= lo:
+        raise InputError(f"{label} {lo} {hi}: expected 0 <= START < END")
+    if strict and hi > n:
+        raise InputError(f"{label} {lo} {hi}: the original dataset has only {n} distinct terms, so END must be at "
+                         f"most {n}; choose another range or leave {label} out (the default adapts)")
+    return (lo, hi), False
+
+
 def _pair_supports(ds: TransactionDataset, terms: Sequence[str]) -> np.ndarray:
     """Matrix G[i, j] = number of records of ``ds`` holding both terms[i] and terms[j]."""
     index = ds.term_index
@@ -406,15 +450,22 @@ def _re_from(s_o: np.ndarray, s_p: np.ndarray) -> float:
     return float(np.mean(np.abs(a - b) / ((a + b) / 2.0)))
 
 
-def re(original: TransactionDataset, reconstructed: TransactionDataset | Sequence[TransactionDataset],
+def re(original: TransactionDataset, reconstructed: TransactionDataset | Iterable[TransactionDataset],
        rank_range: tuple[int, int] = (200, 220)) -> float:
-    """Relative error of pair supports (section 6, eq. 3); several datasets: their supports are averaged."""
+    """Relative error of pair supports (section 6, eq. 3); several datasets: their supports are averaged.
+
+    Several datasets may come from any iterable (a generator too): each is read once, one at a time.
+    """
     terms = ranked_terms(original, rank_range)
-    runs = [reconstructed] if isinstance(reconstructed, TransactionDataset) else list(reconstructed)
-    if not runs:
+    runs = [reconstructed] if isinstance(reconstructed, TransactionDataset) else reconstructed
+    total, count = None, 0
+    for ds in runs:
+        pairs = _pair_supports(ds, terms)
+        total = pairs if total is None else total + pairs
+        count += 1
+    if total is None:
         raise InputError("re: no reconstructed dataset given")
-    s_p = np.mean([_pair_supports(ds, terms) for ds in runs], axis=0)
-    return _re_from(_pair_supports(original, terms), s_p)
+    return _re_from(_pair_supports(original, terms), total / count)
 
 
 def re_a(original: TransactionDataset, release: Release, rank_range: tuple[int, int] = (200, 220)) -> float:
@@ -466,6 +517,13 @@ class UtilityReport:
     ncp: float | None = None
     """NCP of the generalization (0 for disassociation, None where undefined)."""
     method: str = "disassociation"
+    re_range_adapted: bool = False
+    """True when ``re_range`` is the default adapted to an original with fewer distinct terms than its END."""
+    rlm: float | None = None
+    """Awad2019 RLM (:func:`anonymizer.safe_metrics.rlm`) of a safe release against the release it was made
+    from (``before``); None without it."""
+    rae: float | None = None
+    """Awad2019 RAE (:func:`anonymizer.safe_metrics.rae`) of a disassociated or safe release; None otherwise."""
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -483,21 +541,58 @@ class UtilityReport:
 
 
 def utility_report(original: TransactionDataset, release: Release, reconstructions: int = 1, seed: int = 0,
-                   top_k: int = 1000, re_range: tuple[int, int] = (200, 220),
-                   hierarchy: Any = None) -> UtilityReport:
-    """tKd, tKd-a, re, re-a and tlost of ``release`` against ``original``.
+                   top_k: int = 1000, re_range: tuple[int, int] | None = None,
+                   hierarchy: Any = None, *, before: Release | None = None,
+                   label: str = "the original dataset") -> UtilityReport:
+    """tKd, tKd-a, re, re-a, tlost and Awad2019's RAE (and RLM with ``before``) of ``release`` against ``original``.
 
+    ``original`` must be the dataset the release was made from
+    (:func:`anonymizer.consistency.check_original`; ``label`` names it in the error).
     Reconstruction i uses seed ``seed + i``. ``tkd`` is the mean over the reconstructions, ``re``
-    uses their averaged pair supports (see the module docstring). With ``hierarchy`` (an
-    :class:`anonymizer.hierarchy.Hierarchy` over the original's items) tKd-ML^2 is measured on
-    every reconstruction too (:func:`anonymizer.multilevel.tkd_ml2`) and NCP is 0.
+    uses their averaged pair supports (see the module docstring). ``re_range=None`` is the
+    default ranks 200-220, adapted to an original with fewer distinct terms
+    (:func:`resolve_re_range`; ``re_range_adapted`` tells); an explicit range is used as given.
+    With ``hierarchy`` (an :class:`anonymizer.hierarchy.Hierarchy` over the original's items)
+    tKd-ML^2 is measured on every reconstruction too (:func:`anonymizer.multilevel.tkd_ml2`) and
+    NCP is 0.
+
+    Awad2019 section 5.1: ``rae`` is :func:`anonymizer.safe_metrics.rae` (Terrovitis2012's re
+    formula over the same ranks, on the same seeded reconstructions, so it equals ``re``; Awad2019
+    applies it to disassociated and safely disassociated data alike). ``before`` is the
+    non-safe release the safe ``release`` was made from (same dataset, options and seed): it
+    must match (:func:`anonymizer.consistency.check_before`), and ``rlm`` is
+    :func:`anonymizer.safe_metrics.rlm` (before, release), the share of published item
+    occurrences that safe disassociation suppressed. Without ``before``, ``rlm`` is None.
+
+    A safe release (``params.safe``, Awad2019 section 4) holds ghost records: partial
+    suppression adds two records L1, L2 per treated chunk (section 4.1, rule 4), so the release
+    lists more records than the original (at most ``size - k`` per cluster). The release does not
+    say which records are ghosts, and must not (that is their point), so every reconstruction
+    holds them too, and the figures compare the original with data of ``n + ghosts`` records:
+
+    * supports are counts, not frequencies, so nothing is rescaled. A ghost record holds items
+      moved off real records (rules 3-4: each suppressed item goes to L1 or L2), so every item
+      keeps its support (Awad2019 eq. 6) while the suppressed pairs lose one or two
+      co-occurrences; items deleted entirely (chunks that fail preconditions (3)/(4)) lose their
+      support;
+    * **tKd** then measures how many of the original's top-K itemsets stay top-K in a
+      reconstruction with the ghosts (a ghost can only support itemsets of the items it holds,
+      which partial suppression splits apart); **tKd-a** and **re-a** count the published
+      sub-records, ghost sub-records included;
+    * **re** (and RAE) compare the original pair supports with those of the reconstructions,
+      ghosts included: the loss of association that suppression causes is part of the error,
+      as Awad2019 Figure 6 measures it;
+    * **tlost** keeps its definition: a frequent term of the original counts as lost when the
+      release keeps it only in term chunks (safe disassociation moves some suppressed items
+      there to keep records non-empty, :mod:`anonymizer.safe`); a term deleted entirely is in no
+      chunk and is not counted (its loss is in RLM, which needs ``before``).
     """
     if reconstructions < 1:
         raise InputError(f"reconstructions must be at least 1, got {reconstructions}")
-    if release.n_records != len(original):
-        raise InputError(
-            f"the release covers {release.n_records} records but the original dataset has {len(original)}"
-        )
+    check_original(release, original, label=label)
+    if before is not None:
+        check_before(before, release)
+    re_range, adapted = resolve_re_range(original, re_range)
     terms = ranked_terms(original, re_range)
     fi = top_k_search(original, top_k)
     notes = []
@@ -515,15 +610,21 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         from anonymizer.multilevel import multilevel_top_k, tkd_ml2
 
         ml_fi = multilevel_top_k(original, hierarchy, top_k)
-    for i in range(reconstructions):
-        ds = reconstruct(release, seed=seed + i)
-        tkd_runs.append(_tkd_against(fi, ds, top_k))
-        if ml_fi is not None:
-            ml2_runs.append(tkd_ml2(original, ds, hierarchy, top_k, fi=ml_fi))
-        pairs = _pair_supports(ds, terms)
-        pair_runs.append(pairs)
-        re_runs.append(_re_from(s_o, pairs))
-        del ds
+
+    def runs() -> Iterator[TransactionDataset]:
+        for i in range(reconstructions):
+            ds = reconstruct(release, seed=seed + i)
+            tkd_runs.append(_tkd_against(fi, ds, top_k))
+            if ml_fi is not None:
+                ml2_runs.append(tkd_ml2(original, ds, hierarchy, top_k, fi=ml_fi))
+            pairs = _pair_supports(ds, terms)
+            pair_runs.append(pairs)
+            re_runs.append(_re_from(s_o, pairs))
+            yield ds
+            del ds
+
+    # Awad2019's RAE reads the reconstructions as they are drawn: one at a time, none drawn twice.
+    rae_value = rae(original, runs(), rank_range=re_range)
     subs = _subrecord_dataset(release)
     return UtilityReport(
         tkd=float(np.mean(tkd_runs)),
@@ -540,28 +641,32 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         warnings=notes,
         tkd_ml2=float(np.mean(ml2_runs)) if ml2_runs else None,
         ncp=0.0 if hierarchy is not None else None,
+        re_range_adapted=adapted,
+        rlm=rlm(before, release) if before is not None else None,
+        rae=rae_value,
     )
 
 
 def re_by_rank(original: TransactionDataset, release: Release,
                windows: Sequence[tuple[int, int]] = FIGURE_7D_WINDOWS,
-               averaged: Sequence[int] = FIGURE_7D_AVERAGED, seed: int = 0) -> dict[tuple[int, int], float]:
+               averaged: Sequence[int] = FIGURE_7D_AVERAGED, seed: int = 0, *,
+               label: str = "the original dataset") -> dict[tuple[int, int], float]:
     """Terrovitis2012 Figure 7d: ``{(window start, r): re}`` for every rank window and every r.
 
     ``max(averaged)`` reconstructions are drawn once (seeds ``seed``, ``seed + 1``, ...); the re of
     a window with r reconstructions compares the original pair supports of the window's terms with
     their mean over the first r reconstructions (section 7: "averaging the itemset supports on
-    them"). A window past the number of distinct terms raises :class:`InputError`.
+    them"). A window past the number of distinct terms raises :class:`InputError`, and so does an
+    ``original`` that cannot be the release's (:func:`anonymizer.consistency.check_original`, which
+    allows the ghost records of a safe release: see :func:`utility_report` for what the figures
+    mean then).
     """
     if not windows:
         raise InputError("re_by_rank: no rank window given")
     counts = sorted({int(r) for r in averaged})
     if not counts or counts[0] < 1:
         raise InputError(f"re_by_rank: the numbers of reconstructions must be at least 1, got {list(averaged)}")
-    if release.n_records != len(original):
-        raise InputError(
-            f"the release covers {release.n_records} records but the original dataset has {len(original)}"
-        )
+    check_original(release, original, label=label)
     window_terms = [ranked_terms(original, (int(lo), int(hi))) for lo, hi in windows]
     union = sorted({t for terms in window_terms for t in terms})
     position = {t: i for i, t in enumerate(union)}

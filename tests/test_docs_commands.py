@@ -48,7 +48,11 @@ RUN: dict[str, int] = {
     "head -2 recon.jsonl": 0,
     "python -m anonymizer utility docs/examples/fig2.jsonl docs/examples/fig2b.json --top-k 10 --re-range 0 6 "
     "--json": 0,
-    "python -m anonymizer utility docs/examples/fig2.jsonl docs/examples/fig2b.json": 2,
+    "python -m anonymizer utility docs/examples/fig2.jsonl docs/examples/fig2b.json --top-k 10": 0,
+    "python -m anonymizer utility docs/examples/fig2.jsonl docs/examples/fig2b.json --re-range 200 220": 2,
+    "python -m anonymizer kosarak10k -k 3 -m 2 --seed 7 -o release.json": 0,
+    "python -m anonymizer kosarak10k -k 3 -m 2 --seed 7 --safe -o safe-release.json": 0,
+    "python -m anonymizer utility kosarak10k safe-release.json --before release.json": 0,
     "python -m attacks cover docs/examples/fig1.json --truth docs/examples/fig1-truth.json "
     "--save-knowledge strong.jsonl": 0,
     "head -2 strong.jsonl": 0,

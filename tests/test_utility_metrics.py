@@ -211,7 +211,7 @@ def test_utility_report_on_figure2():
 
 
 def test_utility_report_rejects_mismatched_inputs():
-    with pytest.raises(InputError, match="covers 10 records"):
+    with pytest.raises(InputError, match="it has 4 records, the release needs 10"):
         utility_report(O, fig2b(), re_range=(0, 3))
     with pytest.raises(InputError, match="reconstructions"):
         utility_report(toy_dataset("terrovitis2012-fig2"), fig2b(), reconstructions=0, re_range=(0, 3))
@@ -265,3 +265,119 @@ def test_re_by_rank_rejects_bad_settings():
         re_by_rank(ds, release, [(0, 10)], averaged=(0,))
     with pytest.raises(InputError, match="distinct terms"):
         re_by_rank(ds, release, [(100, 120)])
+
+
+# ---------------------------------------------------------------- default re range (Terrovitis2012 section 7.1)
+def test_default_re_range_adapts_to_small_vocabularies():
+    from anonymizer.utility import DEFAULT_RE_RANGE, distinct_terms, resolve_re_range
+
+    def vocab(n):
+        return TransactionDataset.from_records([[f"t{i:03d}" for i in range(n)]])
+
+    assert DEFAULT_RE_RANGE == (200, 220)
+    assert resolve_re_range(vocab(300)) == ((200, 220), False)
+    assert resolve_re_range(vocab(220)) == ((200, 220), False)
+    assert resolve_re_range(vocab(216)) == ((196, 216), True)
+    assert resolve_re_range(vocab(20)) == ((0, 20), True)
+    assert resolve_re_range(vocab(12)) == ((0, 12), True)
+    assert resolve_re_range(vocab(2)) == ((0, 2), True)
+    with pytest.raises(InputError, match="at least 2"):
+        resolve_re_range(vocab(1))
+    # an explicit range is kept as given (the API's old behaviour); strict: it must fit, named by label
+    assert resolve_re_range(vocab(216), (200, 220)) == ((200, 220), False)
+    assert resolve_re_range(vocab(216), (10, 30), strict=True, label="--re-range") == ((10, 30), False)
+    with pytest.raises(InputError, match=r"^--re-range 200 220: .* only 216 distinct terms"):
+        resolve_re_range(vocab(216), (200, 220), strict=True, label="--re-range")
+    with pytest.raises(InputError, match="START < END"):
+        resolve_re_range(vocab(216), (5, 5))
+    # terms without support hold no rank
+    empty_term = TransactionDataset.from_records([["a", "b"], ["b", "c"]])
+    assert distinct_terms(empty_term) == 3
+
+
+def test_utility_report_default_range_on_figure2():
+    original, rel = toy_dataset("terrovitis2012-fig2"), fig2b()
+    rep = utility_report(original, rel, top_k=10)
+    assert rep.re_range == (0, 12) and rep.re_range_adapted
+    assert rep.re == pytest.approx(re(original, reconstruct(rel, seed=0), (0, 12)))
+    assert rep.as_dict()["re_range_adapted"] is True
+    explicit = utility_report(original, rel, top_k=10, re_range=(0, 12))
+    assert explicit.re == rep.re and not explicit.re_range_adapted
+    # not safe, no before: RLM n/a; RAE (Awad2019 5.1.3) is re on the same reconstructions
+    assert rep.rlm is None and rep.rae == pytest.approx(rep.re)
+
+
+# ---------------------------------------------------------------- safe releases (Awad2019)
+SAFE_SPEC = "synthetic:records=2000,domain=150,avg_length=6,seed=1"
+
+
+@pytest.fixture(scope="module")
+def safe_pair():
+    from anonymizer.disassociate import disassociate
+    from anonymizer.safe import safe_disassociate_report
+    from corpora.registry import load_dataset
+
+    ds = load_dataset(SAFE_SPEC)
+    release, truth = disassociate(ds, k=3, m=2, max_cluster_size=30, seed=1)
+    result = safe_disassociate_report(release, truth, seed=1)
+    assert result.ghost_records > 0 and result.release.n_records > len(ds)  # the case that used to be refused
+    return ds, release, result.release
+
+
+def test_utility_report_scores_a_safe_release(safe_pair):
+    from anonymizer.safe_metrics import rae, rlm
+
+    ds, before, safe = safe_pair
+    rep = utility_report(ds, safe, reconstructions=2, seed=3, top_k=100, before=before)
+    # 150 distinct terms: the default 200-220 adapts to the last 20 ranks
+    assert rep.re_range == (130, 150) and rep.re_range_adapted
+    runs = [reconstruct(safe, seed=s) for s in (3, 4)]
+    assert all(len(r) == safe.n_records for r in runs)  # the ghost records are reconstructed too
+    assert rep.tkd_runs == [tkd(ds, r, 100) for r in runs]
+    assert rep.re == pytest.approx(re(ds, runs, (130, 150)))
+    assert rep.tkd_a == tkd_a(ds, safe, 100) and rep.re_a == re_a(ds, safe, (130, 150))
+    assert rep.tlost == tlost(safe, ds)
+    assert rep.rlm == rlm(before, safe) and 0 < rep.rlm < 1
+    assert rep.rae == rae(ds, safe, reconstructions=2, seed=3, rank_range=(130, 150)) == pytest.approx(rep.re)
+    out = rep.as_dict()
+    assert out["rlm"] == rep.rlm and out["rae"] == rep.rae and out["re_range"] == [130, 150]
+    # without before: no RLM, the rest unchanged
+    alone = utility_report(ds, safe, reconstructions=2, seed=3, top_k=100)
+    assert alone.rlm is None and alone.tkd == rep.tkd and alone.re == rep.re
+
+
+def test_utility_report_refuses_a_safe_release_of_another_dataset(safe_pair):
+    from anonymizer.utility import re_by_rank
+    from corpora.registry import load_dataset
+
+    ds, before, safe = safe_pair
+    with pytest.raises(InputError, match="does not match the release: it has 10 records"):
+        utility_report(toy_dataset("terrovitis2012-fig2"), safe)
+    # as many records as the original, other terms
+    other = load_dataset("kosarak10k").subset(range(len(ds)))
+    with pytest.raises(InputError, match="published terms are not in it"):
+        utility_report(other, safe, label="INPUT kosarak10k")
+    with pytest.raises(InputError, match="^INPUT kosarak10k does not match"):
+        utility_report(other, safe, label="INPUT kosarak10k")
+    with pytest.raises(InputError, match="does not match the release"):
+        re_by_rank(other, safe, [(0, 20)], averaged=(1,))
+    assert set(re_by_rank(ds, safe, [(0, 20)], averaged=(1,))) == {(0, 1)}
+
+
+def test_utility_report_refuses_a_before_that_does_not_fit(safe_pair):
+    from anonymizer.disassociate import disassociate
+
+    ds, before, safe = safe_pair
+    with pytest.raises(InputError, match="not a safe release"):
+        utility_report(ds, before, top_k=50, before=before)
+    with pytest.raises(InputError, match="is a safe release"):
+        utility_report(ds, safe, top_k=50, before=safe)
+    other_k, _ = disassociate(ds, k=4, m=2, max_cluster_size=30, seed=1)
+    with pytest.raises(InputError, match=r"params\.k is 4 there, 3 in the safe release"):
+        utility_report(ds, safe, top_k=50, before=other_k)
+    other_horpart, _ = disassociate(ds, k=3, m=2, max_cluster_size=30, seed=1, horpart="suppression")
+    with pytest.raises(InputError, match="params.horpart"):
+        utility_report(ds, safe, top_k=50, before=other_horpart)
+    moved = Release(dict(before.params), list(reversed(before.clusters)), before.joint_clusters)
+    with pytest.raises(InputError, match="clusters are not the safe release's"):
+        utility_report(ds, safe, top_k=50, before=moved)

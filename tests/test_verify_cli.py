@@ -66,6 +66,68 @@ def test_utility_text_and_json(files, capsys):
     assert rep["tlost"] == pytest.approx(2 / 9)
 
 
+def test_utility_default_re_range_adapts_and_says_so(files, capsys):
+    good, _, data = files
+    assert anonymizer_main(["utility", str(data), str(good), "--top-k", "10"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert "ranked 0-12" in lines["re"] and "default 200-220 adapted: INPUT has only 12 distinct terms" in lines["re"]
+    assert lines["RLM"].split()[1] == "n/a" and "safe releases only" in lines["RLM"]
+    assert lines["RAE"].split()[1] != "n/a"
+    assert anonymizer_main(["utility", str(data), str(good), "--top-k", "10", "--re-range", "0", "12", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["re_range"] == [0, 12] and rep["re_range_adapted"] is False and rep["rlm"] is None
+    assert rep["rae"] == pytest.approx(rep["re"])
+
+
+@pytest.fixture(scope="module")
+def safe_files(tmp_path_factory):
+    from anonymizer.disassociate import disassociate
+    from anonymizer.safe import safe_disassociate
+    from corpora.registry import load_dataset
+
+    folder = tmp_path_factory.mktemp("safe")
+    spec = "synthetic:records=2000,domain=150,avg_length=6,seed=1"
+    release, truth = disassociate(load_dataset(spec), k=3, m=2, max_cluster_size=30, seed=1)
+    safe, _ = safe_disassociate(release, truth, seed=1)
+    assert safe.n_records > 2000
+    save_release(release, folder / "ns.json")
+    save_release(safe, folder / "s.json")
+    return spec, folder / "s.json", folder / "ns.json"
+
+
+def test_utility_scores_a_safe_release_with_rlm_and_rae(safe_files, capsys):
+    from anonymizer.release import load_release
+    from anonymizer.safe_metrics import rlm
+
+    spec, safe, before = safe_files
+    assert anonymizer_main(["utility", spec, str(safe), "--before", str(before), "--top-k", "50", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["rlm"] == pytest.approx(rlm(load_release(before), load_release(safe))) and rep["rlm"] > 0
+    assert rep["rae"] == pytest.approx(rep["re"]) and rep["re_range"] == [130, 150] and rep["re_range_adapted"]
+    assert anonymizer_main(["utility", spec, str(safe), "--top-k", "50"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert lines["RLM"].split()[1] == "n/a" and "--before" in lines["RLM"]
+    assert float(lines["RAE"].split()[1]) == pytest.approx(float(lines["re"].split()[1]))
+    assert anonymizer_main(["utility", spec, str(safe), "--before", str(before), "--top-k", "50"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert float(lines["RLM"].split()[1]) == pytest.approx(rep["rlm"], abs=1e-4)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["SAFE", "--before", "SAFE"], "--before is a safe release"),
+    (["BEFORE", "--before", "BEFORE"], "--before: the release scored is not a safe release"),
+    (["SAFE", "--before", "FIG2B"], "--before does not match the release: params.horpart"),
+    (["SAFE", "--re-range", "140", "160"], "--re-range 140 160: the original dataset has only 150 distinct terms"),
+])
+def test_utility_safe_bad_input_is_one_line_exit_2(safe_files, files, capsys, args, message):
+    spec, safe, before = safe_files
+    good, _, _ = files
+    names = {"SAFE": str(safe), "BEFORE": str(before), "FIG2B": str(good)}
+    assert anonymizer_main(["utility", spec, *[names.get(a, a) for a in args], "--top-k", "50"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["verify"], "the following arguments are required: release"),
     (["verify", "missing.json"], "missing.json: no such file"),
@@ -74,7 +136,10 @@ def test_utility_text_and_json(files, capsys):
     (["reconstruct", "REL", "--term-rule", "many", "-o", "x.jsonl"], "invalid choice"),
     (["utility", "DATA", "REL", "--reconstructions", "0"], "positive integer"),
     (["utility", "DATA", "REL", "--re-range", "5", "2"], "END (2) must exceed START (5)"),
-    (["utility", "DATA", "REL"], "re range 200-220"),
+    (["utility", "DATA", "REL", "--re-range", "200", "220"], "--re-range 200 220: the original dataset has only 12"),
+    (["utility", "DATA", "REL", "--re-range", "0", "13"], "--re-range 0 13"),
+    (["utility", "DATA", "REL", "--before", "REL"], "--before: the release scored is not a safe release"),
+    (["utility", "kosarak10k", "REL"], "INPUT kosarak10k does not match the release: it has 10000 records"),
 ])
 def test_bad_input_is_one_line_exit_2(files, tmp_path, monkeypatch, capsys, argv, message):
     good, _, data = files
