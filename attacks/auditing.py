@@ -53,7 +53,7 @@ from attacks.cover import run_cover_attack
 from attacks.knowledge import ATTACKERS, make_knowledge
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
-from corpora.identifiers import screen_terms
+from corpora.identifiers import mask, screen_terms
 
 __all__ = ["AuditCheck", "AuditReport", "audit", "word_share", "DEFAULT_MAX_PEM", "DEFAULT_MAX_VULNERABLE",
            "DEFAULT_MAX_SEMANTIC_GAIN", "SEMANTIC_MIN_WORD_SHARE"]
@@ -114,6 +114,8 @@ class AuditReport:
     """The identifier screen of the published terms (count, kinds, masked examples)."""
     original_source: str | None = None
     """How the original was given (path or name and reading options), when it was."""
+    commands: list[str] = field(default_factory=list)
+    """The commands the recommendations name, each runnable as printed when ``original_source`` is known."""
 
     @property
     def passed(self) -> bool:
@@ -326,8 +328,13 @@ def audit(
                           "share": share, "breaches": report.breaches, "algorithm1_total": report.algorithm1_total})
     assert cover is not None
     linkable = [p for p in cover.cover_problems if p.definition == "awad2019" and p.linkable]
-    examples = [f"cluster {p.cluster} chunk {p.chunk}: {', '.join(p.covered)} covered by "
-                f"{', '.join(p.covering) or '(each other)'} in {p.support} records" for p in linkable[:5]]
+    flagged = set(screen.terms)
+
+    def shown(terms: Any) -> str:  # a term that looks like an identifier is masked wherever the report names it
+        return ", ".join(mask(t) if t in flagged else t for t in terms)
+
+    examples = [f"cluster {p.cluster} chunk {p.chunk}: {shown(p.covered)} covered by "
+                f"{shown(p.covering) or '(each other)'} in {p.support} records" for p in linkable[:5]]
     cover_info = {"pem": cover.pem, "vulnerable_chunks": cover.vulnerable_chunks, "record_chunks": cover.record_chunks,
                   "pem_literal": cover.pem_literal, "vulnerable_chunks_literal": cover.vulnerable_chunks_literal,
                   "examples": examples}
@@ -357,7 +364,7 @@ def audit(
                     "summary": g1.summary()},
         cover=cover_info, attackers=attackers, semantic=sem, checks=checks, identifiers=screen.to_dict(),
         original_source=original_source)
-    report.recommendations = _recommend(report, max_pem, max_vulnerable)
+    report.recommendations, report.commands = _recommend(report, max_pem, max_vulnerable)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -386,7 +393,9 @@ def release_flags(params: dict[str, Any]) -> str:
     return " ".join(flags)
 
 
-def _recommend(report: AuditReport, max_pem: float | None, max_vulnerable: float | None) -> list[str]:
+def _recommend(report: AuditReport, max_pem: float | None, max_vulnerable: float | None
+               ) -> tuple[list[str], list[str]]:
+    """The recommendations (text) and the commands they name."""
     p = dict(report.params)
     k, delta = p.get("k"), p.get("max_cluster_size")
     source = report.original_source or "INPUT"
@@ -404,19 +413,24 @@ def _recommend(report: AuditReport, max_pem: float | None, max_vulnerable: float
                    "--item-column C) and make the release again.")
     breached = [a for a in report.attackers if f"{a['attacker']} attacker" in failed]
     then = " Then audit the new release."
+    commands: list[str] = []
+
+    def command(params: dict[str, Any], extra: str) -> str:
+        commands.append(f"python -m anonymizer {source} {release_flags(params)} {extra} -o safe-release.json "
+                        "--truth safe-truth.json")
+        return commands[-1] + where
+
     if not p.get("safe") and ("PEM" in failed or breached):
         why = []
         if "PEM" in failed:
             why.append(f"PEM {report.cover['pem']:.2%}")
         why += [f"the {a['attacker']} attacker breaches {a['share']:.1%}" for a in breached]
-        out.append(f"Publish a safe release instead ({'; '.join(why)}): python -m anonymizer {source} "
-                   f"{release_flags(p)} --safe -o safe-release.json --truth safe-truth.json{where} (Awad2019's safe "
+        out.append(f"Publish a safe release instead ({'; '.join(why)}): {command(p, '--safe')} (Awad2019's safe "
                    "disassociation removes the cover problems PEM counts and most of the attackers' breaches)."
                    + then)
     elif "PEM" in failed:
-        out.append(f"The safe release still has PEM {report.cover['pem']:.2%}: python -m anonymizer {source} "
-                   f"{release_flags(p)} --safe --safe-targets every -o safe-release.json --truth "
-                   f"safe-truth.json{where}." + then)
+        out.append(f"The safe release still has PEM {report.cover['pem']:.2%}: "
+                   f"{command(p, '--safe --safe-targets every')}." + then)
     elif breached:
         worst = max(breached, key=lambda a: a["share"])
         bigger = dict(p, k=int(k) + 1) if isinstance(k, int) else p
@@ -424,10 +438,9 @@ def _recommend(report: AuditReport, max_pem: float | None, max_vulnerable: float
             bigger["max_cluster_size"] = max(delta, 2 * (int(k) + 1) - 1)
         targets = p.get("safe_targets", "linkable")
         out.append(f"The {worst['attacker']} attacker breaches {worst['share']:.1%} of the records of this safe "
-                   f"release (threshold {max_vulnerable:.0%}): python -m anonymizer {source} "
-                   f"{release_flags(bigger)} --safe --safe-targets {targets} -o safe-release.json --truth "
-                   f"safe-truth.json{where} (a larger k; Barakat2016 Fig. 4: breaches also grow with the cluster "
-                   "size, so a smaller --max-cluster-size may help too)." + then)
+                   f"release (threshold {max_vulnerable:.0%}): {command(bigger, f'--safe --safe-targets {targets}')} "
+                   "(a larger k; Barakat2016 Fig. 4: breaches also grow with the cluster size, so a smaller "
+                   "--max-cluster-size may help too)." + then)
     if "semantic attack" in failed:
         out.append("The semantic attack places terms better than chance: consider a larger k or fewer, more general "
                    "terms per record (AlShuhail2021 ch. 5: accuracy falls as k grows).")
@@ -435,4 +448,4 @@ def _recommend(report: AuditReport, max_pem: float | None, max_vulnerable: float
         out.append("No threshold crossed: the release can be published under the thresholds above, with the "
                    "residual risks the verdict lists. Keep the truth file and the seed secret; publish only the "
                    "release file.")
-    return out
+    return out, commands

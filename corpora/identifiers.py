@@ -12,16 +12,17 @@ without revealing it. The anonymizer refuses a dataset with flagged terms unless
 them by name (``--allow-identifiers``), and ``python -m attacks audit`` fails a release that
 holds one.
 
-The patterns (each a named kind; the first that matches wins):
+The patterns (each a named kind; tried in the order of :data:`IDENTIFIER_KINDS`, the first that
+matches wins, so ``https://ann:pw@host`` is a URL naming a user and a UUID is a hex id, not a phone):
 
-``e-mail``
-    ``local@domain.tld``: a ``@`` between a local part and a dotted domain ending in 2+ letters.
 ``url-with-user``
     A URL or path that names an account: credentials before a host (``https://ann:pw@host``),
     a ``~user`` path, a home directory (``/home/ann``, ``/Users/ann``, ``C:\\Users\\ann``), or a
     query parameter ``user=``, ``uid=``, ``userid=``, ``username=``, ``login=``, ``email=``,
     ``account=``, ``customer=``, ``session=``, ``sid=``. A plain URL (``www.example.com``, a
     query log's clicked site) is not an identifier and is not flagged.
+``e-mail``
+    ``local@domain.tld``: a ``@`` between a local part and a dotted domain ending in 2+ letters.
 ``ip-address``
     An IPv4 address (four numbers of at most 255 joined by dots) or an IPv6 address (checked with
     :mod:`ipaddress`).
@@ -41,7 +42,8 @@ The patterns (each a named kind; the first that matches wins):
     the user column never reaches the release, so such a term is the only way it could.
 
 The false-positive rate measured on the shipped datasets and text corpora is in docs/corpora.md
-("Identifier screening"); it is 0 for kosarak, the supermarket baskets and the text sources.
+("Never guessing where a guess publishes identifiers"): 0 for kosarak, the supermarket baskets
+and the text sources.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from corpora.errors import InputError
 __all__ = ["IDENTIFIER_KINDS", "USER_TERMS_KEY", "IdentifierScreen", "identifier_kind", "mask", "refuse_identifiers",
            "screen_dataset", "screen_terms"]
 
-IDENTIFIER_KINDS: tuple[str, ...] = ("e-mail", "url-with-user", "ip-address", "phone", "numeric-id", "hex-id",
+IDENTIFIER_KINDS: tuple[str, ...] = ("url-with-user", "e-mail", "ip-address", "hex-id", "phone", "numeric-id",
                                      "user-id")
 """Every kind :func:`identifier_kind` and :func:`screen_terms` report, in the order they are tried."""
 
@@ -118,12 +120,14 @@ def identifier_kind(term: str) -> str | None:
     """The kind of direct identifier ``term`` looks like (module doc), or ``None``."""
     if not _HINT.search(term):
         return None  # every pattern needs a digit or one of @ : / \\ ~ =
-    if _EMAIL.search(term):
-        return "e-mail"
     if _URL_USER.search(term):
         return "url-with-user"
+    if _EMAIL.search(term):
+        return "e-mail"
     if _IPV4.search(term) or (":" in term and _ipv6(term)):
         return "ip-address"
+    if _UUID.search(term):
+        return "hex-id"
     if _phone(term):
         return "phone"
     if _LONG_NUMBER.search(term):
