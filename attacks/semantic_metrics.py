@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from anonymizer.consistency import check_truth
 from anonymizer.release import Release, Truth
 from attacks.ngd import term_words
 from attacks.semantic import (
@@ -77,6 +78,7 @@ from attacks.semantic import (
     _cluster_anchors,
     run_semantic_attack,
 )
+from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 
 __all__ = [
@@ -868,6 +870,8 @@ def evaluate_semantic(
     """
     wanted_metrics = tuple(METRICS if metrics is None else [m for m in METRICS if m in metrics])
     shared = {} if shared is None else shared
+    if isinstance(original, TransactionDataset):  # the one consistency check (anonymizer.consistency)
+        check_truth(release, truth, original, label="--original")
     records = _as_sets(original)
     for ct in truth.clusters:
         if any(r >= len(records) or r < 0 for r in ct.records):
