@@ -298,8 +298,8 @@ def audit(
     path = release if isinstance(release, (str, os.PathLike)) else None
     rel = as_release(release)
     tru = as_truth(truth)
-    if tru is not None:
-        check_truth(rel, tru, original, label="--original")
+    if tru is not None:  # the record-by-record test runs in make_knowledge, where the records are rebuilt
+        check_truth(rel, tru, original, label="--original", records=False)
     if original is not None:
         check_original(rel, original, label="--original")
     g1 = verify(path if path is not None else rel)

@@ -262,8 +262,11 @@ def make_knowledge(
     m = release.m if m is None else int(m)
     if m < 1:
         raise InputError(f"m must be at least 1, got {m}")
+    # the inputs must belong to the release (anonymizer.consistency); the records the truth
+    # rebuilds are compared with the original's only where this attacker uses them
+    rebuilt = records_from_truth(release, truth) if truth is not None and attacker != "weak" else None
     if truth is not None:
-        check_truth(release, truth, original, label="--original")
+        check_truth(release, truth, original, label="--original", rebuilt=rebuilt, records=rebuilt is not None)
     if original is not None:
         check_original(release, original, label="--original")
     rng = _rng(seed)
@@ -283,8 +286,8 @@ def make_knowledge(
         itemsets = [tuple(c) for c in itertools.combinations(items, m)]
         return Knowledge(itemsets, "weak", f"release+{vsource}",
                          {"dataset_items": inside, "external_items": outside, "vocabulary": vsource})
-    if truth is not None:
-        records, source = records_from_truth(release, truth), "truth"
+    if rebuilt is not None:
+        records, source = rebuilt, "truth"
     elif original is not None:
         records, source = {"": [set(r) for r in original]}, "original"
     else:
