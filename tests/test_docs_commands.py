@@ -3,7 +3,8 @@
 All commands are extracted (```bash blocks, and ``$ `` lines of plain blocks). Two checks:
 
 * every file a command reads is shipped (``docs/examples/``, ``tests/data/``, the sweeps) or
-  written by a documented command (``-o``, ``--truth``, ``--save-knowledge``);
+  written by a documented command (``-o``, the anonymizer's ``--truth``, ``--save-knowledge``, the
+  output of ``anonymizer convert``);
 * a representative subset (:data:`RUN`, kept here beside the docs; the fast ones, no sweep, no
   text building, no GloVe) is run from a scratch folder that sees the repository's files, and
   each must end with the exit status the docs show.
@@ -22,7 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 INPUT_SUFFIXES = (".json", ".jsonl", ".csv", ".tsv", ".txt", ".yaml", ".parquet")
-OUTPUT_FLAGS = {"-o", "--output", "--truth", "--save-knowledge", "--metrics-csv", "--results"}
+OUTPUT_FLAGS = {"-o", "--output", "--save-knowledge", "--metrics-csv", "--results"}
+#: The anonymizer's commands that read a release (the others anonymize, and write ``--truth``).
+RELEASE_COMMANDS = {"verify", "reconstruct", "utility", "convert", "--help", "-h"}
 
 #: Commands run by the test, with the exit status the docs show (in the order they run).
 RUN: dict[str, int] = {
@@ -68,8 +71,13 @@ RUN: dict[str, int] = {
 
 def documented_commands(path: Path) -> list[str]:
     """The shell commands of a Markdown file, continuation lines joined and trailing comments cut."""
+    return commands_in(path.read_text(encoding="utf-8"))
+
+
+def commands_in(markdown: str) -> list[str]:
+    """The shell commands of Markdown text, in document order (see :func:`documented_commands`)."""
     out: list[str] = []
-    for lang, body in BLOCK.findall(path.read_text(encoding="utf-8")):
+    for lang, body in BLOCK.findall(markdown):
         if lang not in ("bash", "sh", ""):
             continue
         body = re.sub(r"\\\n\s*", "", body)
@@ -89,18 +97,34 @@ def _all_commands() -> list[tuple[str, str]]:
 
 
 def _files(command: str) -> tuple[list[str], list[str]]:
-    """(files read, files written) named by a command line."""
+    """(files read, files written) named by a command line, in the order they are named.
+
+    Written: the value of an output flag (:data:`OUTPUT_FLAGS`), the anonymizer's ``--truth`` when it
+    anonymizes (elsewhere ``--truth`` is read) and the second file of ``anonymizer convert IN OUT``.
+    Read: every other word ending like a data file (:data:`INPUT_SUFFIXES`; ``table:`` cut off).
+    Lines joined by ``&&``, ``||``, ``;`` or ``|`` are read command by command.
+    """
     reads, writes = [], []
     try:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
-    for before, word in zip(["", *words], words, strict=False):
-        word = word.removeprefix("table:")
-        if before in OUTPUT_FLAGS:
-            writes.append(word)
-        elif word.endswith(INPUT_SUFFIXES) and not word.startswith("-"):
-            reads.append(word)
+    simple: list[list[str]] = [[]]
+    for word in words:
+        if word in ("&&", "||", ";", "|"):
+            simple.append([])
+        else:
+            simple[-1].append(word)
+    for part in simple:
+        sub = part[3] if part[:3] == ["python", "-m", "anonymizer"] and len(part) > 3 else ""
+        anonymizes = part[:3] == ["python", "-m", "anonymizer"] and sub not in RELEASE_COMMANDS
+        converted = [w for w in part[4:] if not w.startswith("-")][1:2] if sub == "convert" else []
+        for before, word in zip(["", *part], part, strict=False):
+            word = word.removeprefix("table:")
+            if before in OUTPUT_FLAGS or (before == "--truth" and anonymizes) or word in converted:
+                writes.append(word)
+            elif word.endswith(INPUT_SUFFIXES) and not word.startswith("-"):
+                reads.append(word)
     return reads, writes
 
 
