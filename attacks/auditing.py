@@ -137,8 +137,9 @@ class AuditReport:
         for c in self.checks:
             if c.status == "skipped" or c.value is None:
                 continue
-            share = c.name not in ("Guarantee 1", "identifiers")
-            value = f"{c.value:.2%}" if share else f"{c.value:g}"
+            counts = {"Guarantee 1": "violations", "identifiers": "terms"}
+            share = c.name not in counts
+            value = f"{c.value:.2%}" if share else f"{c.value:g} {counts[c.name]}"
             limit = ("no threshold" if c.threshold is None else
                      f"max {c.threshold:.2%}" if share else f"max {c.threshold:g}")
             out.append(f"{c.name} {value} ({limit}{', ' + c.status if c.status != 'pass' else ''})")

@@ -56,7 +56,7 @@ def test_safe_release_passes(fig1_files):
     # PASS names every residual risk with its value and threshold
     verdict = report["verdict"]
     assert verdict.startswith("PASS") and "PEM 0.00% (max 0.00%)" in verdict and "strong attacker" in verdict
-    assert "(max 5.00%)" in verdict and "identifiers 0 (max 0)" in verdict
+    assert "(max 5.00%)" in verdict and "identifiers 0 terms (max 0)" in verdict
 
 
 def test_thresholds_truth_and_report_file(fig1_files):
