@@ -67,6 +67,8 @@ def run_baseline(args: argparse.Namespace) -> int:
 
         st = AprioriStats()
         release = apriori_anonymize(dataset, hierarchy, args.k, args.m, stats=st)
+        if args.allow_identifiers:
+            release.params["identifiers_allowed"] = True
         seconds = time.perf_counter() - loaded
         _write(release, None, args.output, None)
         print(f"{name}: {len(dataset)} records -> {args.output} (apriori, k={args.k}, m={args.m}, "
@@ -81,6 +83,8 @@ def run_baseline(args: argparse.Namespace) -> int:
         st2 = DiffPartStats()
         threshold = DEFAULT_THRESHOLD_SD if args.threshold is None else args.threshold
         release, owner = diffpart(dataset, hierarchy, args.epsilon, seed=seed, threshold_sd=threshold, stats=st2)
+        if args.allow_identifiers:
+            release.params["identifiers_allowed"] = True
         seconds = time.perf_counter() - loaded
         _write(release, owner, args.output, args.truth)
         print(f"{name}: {len(dataset)} records -> {args.output} (diffpart, epsilon={args.epsilon:g}, "

@@ -218,6 +218,7 @@ def refuse_identifiers(screen: IdentifierScreen, what: str = "the dataset") -> N
     """Raise :class:`InputError` (one line, masked examples) when ``screen`` flagged any term."""
     if screen.clean:
         return
-    raise InputError(f"{what}: {screen.describe()}; disassociation publishes every term, so they would be "
-                     "published: remove them from the data, or pass --allow-identifiers (allow_identifiers=True) "
-                     "if they are not identifiers (the release's params then say identifiers_allowed)")
+    raise InputError(f"{what}: {screen.describe()}; a release publishes the terms it is given (disassociation "
+                     "every one of them), so they would be published: remove them from the data, or pass "
+                     "--allow-identifiers (allow_identifiers=True) if they are not identifiers (the release's params "
+                     "then say identifiers_allowed)")
