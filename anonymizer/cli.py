@@ -38,7 +38,7 @@ from anonymizer.verpart import VERPART_STRATEGIES
 from corpora.cli_options import add_reading_options, reading_options
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
-from corpora.files import atomic_open, check_output_paths
+from corpora.files import atomic_files, check_output_paths
 from corpora.formats import FORMATS
 from corpora.identifiers import refuse_identifiers, screen_dataset, screen_terms
 
@@ -146,13 +146,14 @@ def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> di
 
 
 def write_published_and_secret(published: dict, path: str, secret: dict | None, secret_path: str | None) -> None:
-    """Write the release and its truth (or owner) file through temporary files; both are renamed
-    only when both are complete, so a failure leaves neither."""
-    with atomic_open(path, "w") as out:
-        out.write(json.dumps(published, ensure_ascii=False) + "\n")
-        if secret is not None and secret_path is not None:
-            with atomic_open(secret_path, "w") as tout:
-                tout.write(json.dumps(secret, ensure_ascii=False) + "\n")
+    """Write the release and its truth (or owner) file through temporary files, both opened first;
+    they are renamed (the secret file first) only when both are complete, so a failure before the
+    renames leaves the existing files as they were (:func:`corpora.files.atomic_files`)."""
+    with_secret = secret is not None and secret_path is not None
+    with atomic_files(([(secret_path, "w")] if with_secret else []) + [(path, "w")]) as handles:
+        handles[-1].write(json.dumps(published, ensure_ascii=False) + "\n")
+        if with_secret:
+            handles[0].write(json.dumps(secret, ensure_ascii=False) + "\n")
 
 
 def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:

@@ -17,6 +17,12 @@ in each of their chunks, and all cluster sizes together stay below :data:`MAX_RE
 written by an older version that still carries ``params.seed`` loads; the seed is dropped (it
 was public, so such a release should be made again).
 
+A truth file written with its release records the SHA-256 of the release file's bytes
+(``release_sha256``, :mod:`anonymizer.release_writer`). :meth:`Truth.check_against` compares it with
+the file the release was read from (:func:`load_release` remembers it), so a release and a truth of
+different runs are refused in one line even when they have the same clusters; a truth file without
+the field (an older version's) is checked piece by piece only.
+
 Both files also have a columnar parquet form with the same content (:mod:`anonymizer.release_parquet`,
 :mod:`anonymizer.truth_parquet`); :func:`load_release` and :func:`load_truth` read either form, and
 a large release is read into numpy arrays (:mod:`anonymizer.release_arrays`) whose cluster objects
@@ -25,8 +31,10 @@ are built only when a command asks for them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -370,12 +378,15 @@ class Truth:
     ``seed`` is the secret seed of the publishing shuffle (:func:`anonymizer.disassociate.disassociate`)
     and ``safe_seed`` the one of safe disassociation's draws (:mod:`anonymizer.safe`); ``None`` when
     unknown (a truth file of an older version). Re-running with them gives the same bytes.
+    ``release_sha256`` is the SHA-256 (hex) of the bytes of the release file this truth was written
+    with (``None`` in memory before writing, and in older truth files).
     """
 
     clusters: list[ClusterTruth]
     joint_clusters: list[JointClusterTruth] = field(default_factory=list)
     seed: int | None = None
     safe_seed: int | None = None
+    release_sha256: str | None = field(default=None, compare=False)  # binds a file, not the content
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": TRUTH_FORMAT}
@@ -385,6 +396,8 @@ class Truth:
             out["safe_seed"] = self.safe_seed
         out["clusters"] = [c.to_dict() for c in self.clusters]
         out["joint_clusters"] = [j.to_dict() for j in self.joint_clusters]
+        if self.release_sha256 is not None:
+            out["release_sha256"] = self.release_sha256
         return out
 
     def to_json(self, indent: int | None = None) -> str:
@@ -429,15 +442,79 @@ class Truth:
             raise InputError(f"{source}: malformed truth file ({message[:80]})") from None
         seeds = [None if obj.get(key) is None else check_seed(obj[key], f"{source}: {key}")
                  for key in ("seed", "safe_seed")]
-        return cls(clusters, joints, *seeds)
+        return cls(clusters, joints, *seeds, release_sha256=check_digest(obj.get("release_sha256"), source))
 
     def check_against(self, release: Release) -> None:
-        """Raise :class:`InputError` unless this truth describes ``release`` piece for piece."""
+        """Raise :class:`InputError` unless this truth describes ``release`` piece for piece, and,
+        when both come from files and the truth records its release's SHA-256, unless the release
+        file read is the one this truth was written with ("the truth belongs to another release")."""
+        if self.release_sha256 is not None:
+            digest = read_digest(release)
+            if digest is not None and digest != self.release_sha256:
+                raise InputError(f"{_SOURCES.get(id(release), ('release',))[0]}: the truth belongs to another "
+                                 "release (the SHA-256 it records is not this file's); use the truth file written "
+                                 "with this release")
         if [c.id for c in self.clusters] != [c.id for c in release.clusters]:
             raise InputError("truth and release list different clusters")
         for c, t in zip(release.clusters, self.clusters, strict=True):
             if len(t.records) != c.size or [len(ch) for ch in c.record_chunks] != [len(ch) for ch in t.record_chunks]:
                 raise InputError(f"truth and release disagree on cluster {c.id}")
+
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+_SOURCES: dict[int, tuple[str, tuple[int, int, int, int]]] = {}
+"""id(release) -> (the file it was read from, that file's (device, inode, size, mtime_ns)); an entry
+is dropped when the release object is collected (see :func:`_remember_source`)."""
+
+
+def check_digest(value: Any, source: str) -> str | None:
+    """``value`` as a truth's ``release_sha256`` (64 lowercase hex digits) or ``None`` if absent."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _DIGEST.fullmatch(value):
+        raise InputError(f"{source}: 'release_sha256' must be 64 lowercase hex digits")
+    return value
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _remember_source(release: Release, path: str | os.PathLike[str], before: os.stat_result) -> None:
+    """Remember that ``release`` was read from ``path`` if that file did not change while it was read."""
+    import stat as stat_mod
+    import weakref
+
+    try:
+        after = os.stat(path)
+    except OSError:
+        return
+    if not stat_mod.S_ISREG(before.st_mode):
+        return
+    if _identity(after) != _identity(before):
+        raise InputError(f"{path}: the release file changed while it was read; read it again")
+    key = id(release)
+    _SOURCES[key] = (os.fspath(path), _identity(before))
+    weakref.finalize(release, _SOURCES.pop, key, None)
+
+
+def read_digest(release: Release) -> str | None:
+    """SHA-256 (hex) of the file ``release`` was read from by :func:`load_release` (``None`` for a
+    release built in memory); :class:`InputError` if that file was replaced or changed since."""
+    entry = _SOURCES.get(id(release))
+    if entry is None:
+        return None
+    path, identity = entry
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            if _identity(os.fstat(handle.fileno())) != identity:
+                raise InputError(f"{path}: the release file was replaced since it was read; read it again")
+            while piece := handle.read(1 << 20):
+                digest.update(piece)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the release file again ({exc.strerror or exc})") from None
+    return digest.hexdigest()
 
 
 def _read_json(path: str | os.PathLike[str]) -> Any:
@@ -467,18 +544,28 @@ def load_release(path: str | os.PathLike[str]) -> Release:
     from anonymizer.release_json_fast import read_release_json_arrays
     from anonymizer.release_parquet import is_parquet, read_release_parquet
 
+    try:
+        before = os.stat(path)
+    except OSError:
+        before = None  # the readers report it in their words
     with tqdm(total=2, desc=f"reading {os.path.basename(str(path))}", unit="step", disable=None, delay=1.0,
               leave=False) as bar:
+        release: Release
         if is_parquet(path):
-            return read_release_parquet(path)
-        arrays = read_release_json_arrays(path)
-        bar.update(1)
-        if arrays is not None:
-            return ArrayRelease(arrays)
-        with no_gc():
-            obj = _read_json(path)
+            release = read_release_parquet(path)
+        else:
+            arrays = read_release_json_arrays(path)
             bar.update(1)
-            return Release.from_dict(obj, source=str(path))
+            if arrays is not None:
+                release = ArrayRelease(arrays)
+            else:
+                with no_gc():
+                    obj = _read_json(path)
+                    bar.update(1)
+                    release = Release.from_dict(obj, source=str(path))
+    if before is not None:
+        _remember_source(release, path, before)
+    return release
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:

@@ -41,7 +41,7 @@ import numpy as np
 from anonymizer.release import MAX_JSON_BYTES, RELEASE_FORMAT, Release
 from anonymizer.release_arrays import ArrayRelease, ReleaseArrays, from_release, validate
 from corpora.errors import InputError
-from corpora.files import atomic_open, parse_json
+from corpora.files import atomic_files, atomic_open, parse_json
 
 __all__ = ["PARQUET_MAGIC", "METADATA_KEY", "MAX_ROWS", "is_parquet", "wants_parquet", "save_release_parquet",
            "write_parquet_and_secret",
@@ -116,29 +116,33 @@ def save_release_parquet(release: Release | ReleaseArrays, path: str | os.PathLi
 
 def write_parquet_and_secret(release: Release, path: str | os.PathLike[str], truth: Any,
                              truth_path: str | os.PathLike[str] | None) -> None:
-    """Write ``release`` and its ``truth`` (a :class:`~anonymizer.release.Truth`, or None) through
-    temporary files, each in the form its name asks for (:func:`wants_parquet`); both are renamed
-    only when both are complete, so a failure leaves neither."""
+    """Write ``release`` and its ``truth`` (a :class:`~anonymizer.release.Truth`, or None), each in the
+    form its name asks for (:func:`wants_parquet`), as :mod:`anonymizer.release_writer` does: both
+    temporary files are opened first, the truth records the SHA-256 of the release's bytes, and the
+    truth is renamed first, the release last, only when both are complete."""
+    import dataclasses
+    import hashlib
+
+    import pyarrow as pa
     import pyarrow.parquet as pq
-
-    def write(handle: Any, table: Any, obj: Any) -> None:
-        if table is not None:
-            pq.write_table(table, handle, compression="zstd")
-        else:
-            handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
-
-    def content(parquet: bool, thing: Any, to_table: Any) -> tuple[Any, Any]:
-        return (to_table(thing), None) if parquet else (None, thing.to_dict())
 
     from anonymizer.truth_parquet import truth_table
 
-    r_table, r_obj = content(wants_parquet(path), release, release_table)
-    with atomic_open(path, "wb" if r_table is not None else "w") as out:
-        write(out, r_table, r_obj)
-        if truth is not None and truth_path is not None:
-            t_table, t_obj = content(wants_parquet(truth_path), truth, truth_table)
-            with atomic_open(truth_path, "wb" if t_table is not None else "w") as tout:
-                write(tout, t_table, t_obj)
+    def encode(thing: Any, parquet: bool, to_table: Any) -> bytes:
+        if not parquet:
+            return (json.dumps(thing.to_dict(), ensure_ascii=False) + "\n").encode("utf-8")
+        sink = pa.BufferOutputStream()
+        pq.write_table(to_table(thing), sink, compression="zstd")
+        return sink.getvalue().to_pybytes()
+
+    with_truth = truth is not None and truth_path is not None
+    specs = ([(truth_path, "wb")] if with_truth else []) + [(path, "wb")]
+    with atomic_files(specs) as handles:  # every temporary file opened before any work
+        data = encode(release, wants_parquet(path), release_table)
+        handles[-1].write(data)
+        if with_truth:
+            truth = dataclasses.replace(truth, release_sha256=hashlib.sha256(data).hexdigest())
+            handles[0].write(encode(truth, wants_parquet(truth_path), truth_table))  # type: ignore[arg-type]
 
 
 def _offsets(array: Any) -> np.ndarray:

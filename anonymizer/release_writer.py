@@ -14,8 +14,28 @@ done, and only that part is held in memory. Each part's clusters ``P1..`` and jo
 ``J1..`` are renumbered to follow the parts before it (its truth already names records by their
 positions in the whole input). Clusters go straight to the release file; joint
 clusters, which the format lists after all clusters, wait in an unnamed temporary file and are
-copied in at the end. Both files are written to temporary names and renamed only when both are
-complete (:func:`corpora.files.atomic_open`): a failed or interrupted run leaves neither.
+copied in at the end.
+
+Both or neither
+---------------
+Both files are written to temporary names beside their targets, opened before any byte is
+written, and renamed only when both are complete and on disk (:func:`corpora.files.atomic_files`):
+a run that fails or is killed before the renames leaves the existing files byte for byte as they
+were, and a truth that cannot be opened (a name too long) fails before anything is renamed.
+
+The two renames are two steps, and a SIGKILL (or a power cut) can fall between them. No ordering
+or shared temporary folder makes two renames one atomic step, and a random run id in both files
+would put a value in the published release that says nothing about the data but is still a new
+field. So the pairing is made checkable instead: the truth records the SHA-256 of the release
+file's bytes (``release_sha256``; hashed while the release is streamed, so no second pass; the
+truth is secret, so the hash reveals nothing to the public), and the truth is renamed first, the
+release last. Every reader that takes a release and its truth together goes through
+:meth:`anonymizer.release.Truth.check_against`, which hashes the release file it read and refuses a
+truth that records another hash in one line ("the truth belongs to another release"). After a
+kill between the renames the folder holds the new truth and the old release: the pair is refused,
+never used as one, and running the command again makes a matching pair. A reader therefore only
+ever works with a release and the truth written with it. The release bytes are unchanged (no new
+key); truth files of older versions, without the hash, are still read and checked piece by piece.
 
 128-bit seeds do not fit orjson's 64-bit integers; the truth's header is written by hand.
 """
@@ -23,6 +43,7 @@ complete (:func:`corpora.files.atomic_open`): a failed or interrupted run leaves
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import shutil
 import sys
 import tempfile
@@ -45,7 +66,7 @@ from anonymizer.release import (
     Release,
     Truth,
 )
-from corpora.files import atomic_open
+from corpora.files import atomic_files, atomic_open
 
 __all__ = ["EncodedPart", "ReleaseWriter", "encode_part", "renumbered", "merge_parts", "write_release",
            "write_truth", "write_release_and_truth"]
@@ -150,6 +171,18 @@ def encode_part(release: Release, truth: Truth | None = None) -> EncodedPart:
     return part
 
 
+class _Hashing:
+    """A binary file whose written bytes are also fed to a SHA-256."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self.handle = handle
+        self.sha256 = hashlib.sha256()
+
+    def write(self, data: bytes) -> int:
+        self.sha256.update(data)
+        return self.handle.write(data)
+
+
 class ReleaseWriter:
     """Write one release (and optionally its truth) from parts added in order; see the module doc.
 
@@ -170,21 +203,24 @@ class ReleaseWriter:
         self.n_clusters = 0
         self.n_joints = 0
         self._stack: contextlib.ExitStack | None = None
+        self.release_sha256: str | None = None
 
     def __enter__(self) -> ReleaseWriter:
         stack = contextlib.ExitStack()
         try:
-            self._release = stack.enter_context(atomic_open(self.release_path, "wb"))
-            self._truth = stack.enter_context(atomic_open(self.truth_path, "wb")) if self.truth_path else None
+            specs = ([(self.truth_path, "wb")] if self.truth_path else []) + [(self.release_path, "wb")]
+            handles = stack.enter_context(atomic_files(specs))  # the truth is renamed first, the release last
+            self._release: Any = _Hashing(handles[-1])
+            self._truth = handles[0] if self.truth_path else None
             directory = Path(self.release_path).parent
             self._joints: IO[bytes] = stack.enter_context(tempfile.TemporaryFile(dir=directory))
             self._joint_truths: IO[bytes] | None = (stack.enter_context(tempfile.TemporaryFile(dir=directory))
                                                     if self._truth is not None else None)
+            self._bar = stack.enter_context(tqdm(desc="writing", unit="cluster", disable=None, leave=False,
+                                                 file=sys.stderr))
         except BaseException:
-            stack.close()
+            stack.__exit__(*sys.exc_info())
             raise
-        self._bar = stack.enter_context(tqdm(desc="writing", unit="cluster", disable=None, leave=False,
-                                             file=sys.stderr))
         self._stack = stack
         self._release.write(b'{"format":' + _dumps(RELEASE_FORMAT) + b',"params":' + _dumps(self.params)
                             + b',"clusters":[')
@@ -238,18 +274,26 @@ class ReleaseWriter:
         stack, self._stack = self._stack, None
         if stack is None:
             return
-        with stack:  # on an error the temporary files are removed, on success both are renamed
-            if kind is None:
-                self._finish(self._release, self._joints)
-                if self._truth is not None and self._joint_truths is not None:
-                    self._finish(self._truth, self._joint_truths)
+        if kind is not None:  # the temporary files are removed, the targets left as they were
+            stack.__exit__(kind, error, trace)
+            return
+        try:
+            self._finish(self._release, self._joints, b"")
+            if self._truth is not None and self._joint_truths is not None:
+                self.release_sha256 = self._release.sha256.hexdigest()
+                self._finish(self._truth, self._joint_truths, _digest_tail(self.release_sha256))
+        except BaseException:
+            if not stack.__exit__(*sys.exc_info()):
+                raise
+            return  # pragma: no cover - atomic_files never swallows an exception
+        stack.close()  # both files flushed to disk, then renamed: the truth first, the release last
 
     @staticmethod
-    def _finish(handle: IO[bytes], spool: IO[bytes]) -> None:
+    def _finish(handle: Any, spool: IO[bytes], tail: bytes) -> None:
         handle.write(b'],"joint_clusters":[')
         spool.seek(0)
         shutil.copyfileobj(spool, handle, 1 << 20)
-        handle.write(b"]}\n")
+        handle.write(b"]" + tail + b"}\n")
 
 
 def write_release_and_truth(release: Release, truth: Truth | None, release_path: str | Path,
@@ -270,7 +314,12 @@ def write_truth(truth: Truth, path: str | Path) -> None:
     """Write a truth file atomically (never publish it)."""
     with atomic_open(path, "wb") as handle:
         handle.write(_truth_head(truth.seed, truth.safe_seed) + _items(truth.clusters) + b'],"joint_clusters":['
-                     + _items(truth.joint_clusters) + b"]}\n")
+                     + _items(truth.joint_clusters) + b"]" + _digest_tail(truth.release_sha256) + b"}\n")
+
+
+def _digest_tail(digest: str | None) -> bytes:
+    """The truth's last key, the release's SHA-256 (b"" when unknown)."""
+    return b"" if digest is None else b',"release_sha256":' + _dumps(digest)
 
 
 def _truth_head(seed: int | None, safe_seed: int | None) -> bytes:

@@ -20,7 +20,9 @@ column                 type                                content
 =====================  ==================================  ===============================================
 
 The key-value metadata ``disassociated-truth`` holds ``{"format": "disassociated-truth/1",
-"seed": ..., "safe_seed": ...}`` (a seed is absent when unknown). Reading is bounded like a
+"seed": ..., "safe_seed": ..., "release_sha256": ...}`` (a seed is absent when unknown;
+``release_sha256``, the SHA-256 of the release file written with this truth, is absent in older
+files: see :mod:`anonymizer.release`). Reading is bounded like a
 parquet release (:mod:`anonymizer.release_parquet`): size on disk and uncompressed, exact column
 types, no nulls, offsets checked; seeds through :func:`anonymizer.seeds.check_seed`.
 """
@@ -35,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from anonymizer.gcpause import no_gc
-from anonymizer.release import TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth
+from anonymizer.release import TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth, check_digest
 from anonymizer.release_parquet import open_bounded
 from anonymizer.seeds import check_seed
 from corpora.errors import InputError
@@ -83,6 +85,8 @@ def truth_table(truth: Truth) -> Any:
         meta["seed"] = truth.seed
     if truth.safe_seed is not None:
         meta["safe_seed"] = truth.safe_seed
+    if truth.release_sha256 is not None:
+        meta["release_sha256"] = truth.release_sha256
     return pa.Table.from_arrays(
         [pa.array([c.id for c in truth.clusters] + [j.id for j in truth.joint_clusters], pa.string()),
          pa.array([False] * len(truth.clusters) + [True] * len(none), pa.bool_()),
@@ -200,4 +204,4 @@ def _read_truth_parquet(path: str | os.PathLike[str]) -> Truth:
         joints.append(JointClusterTruth(ids[i], chunks[i]))
     seeds = [None if head.get(key) is None else check_seed(head[key], f"{source}: {key}")
              for key in ("seed", "safe_seed")]
-    return Truth(clusters, joints, *seeds)
+    return Truth(clusters, joints, *seeds, release_sha256=check_digest(head.get("release_sha256"), source))

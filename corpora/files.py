@@ -5,8 +5,16 @@
   Temporary files are named ``.<name>.<pid>.<random>.tmp``; the next :func:`atomic_open` of the
   same target removes the ones whose process is dead (left by a SIGKILL). On SIGTERM the command
   lines (:func:`corpora.errors.run_cli`) raise an exception, so the temporary file is removed too.
-* :func:`check_output_paths` refuses, before any work starts, an output in a missing or read-only
-  folder, an output that is a directory, and an output that is one of the inputs or another output.
+* :func:`atomic_files` does the same for several files that belong together (a release and its
+  truth): every temporary file is opened first, all are written, and only then are they renamed,
+  one after the other in the order given; a failure before the renames leaves every existing
+  target byte for byte as it was. Renaming two files is never atomic as a pair: a reader that must
+  pair them checks that they belong together (:mod:`anonymizer.release_writer`).
+* Only regular files (or new names) are ever replaced: :func:`check_output_paths` refuses, before
+  any work starts, an output that exists and is not a regular file (a directory, a device such as
+  ``/dev/null``, a FIFO, a socket, or a symbolic link to one of these), an output in a missing or
+  read-only folder, and an output that is one of the inputs or another output. The writers check
+  again just before each rename, so a device created meanwhile is not replaced either.
 * :func:`read_bounded` / :func:`read_text_bounded` read input in 1 MiB pieces and stop at the first
   NUL byte (a binary file or a device such as ``/dev/zero``), at a size bound or at a line-length
   bound, instead of reading without end.
@@ -18,14 +26,15 @@ import contextlib
 import json
 import os
 import secrets
-from collections.abc import Iterator, Mapping
+import stat
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 from corpora.errors import InputError
 
-__all__ = ["atomic_open", "write_text_atomic", "write_json_atomic", "check_output_paths", "parse_json", "iter_bounded",
-           "read_bounded", "read_text_bounded", "stale_temp_files"]
+__all__ = ["atomic_open", "atomic_files", "write_text_atomic", "write_json_atomic", "check_output_paths",
+           "not_regular", "parse_json", "iter_bounded", "read_bounded", "read_text_bounded", "stale_temp_files"]
 
 _PIECE = 1 << 20  # bytes read at a time by read_bounded
 
@@ -66,34 +75,106 @@ def stale_temp_files(path: str | os.PathLike[str]) -> list[Path]:
     return stale
 
 
+def not_regular(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (symbolic links followed): ``"a
+    directory"``, ``"a character device"``, ``"a block device"``, ``"a FIFO"``, ``"a socket"``;
+    ``None`` for a regular file, a missing name or a dangling link (a rename may replace those)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError:
+        return None  # e.g. a name too long: opening the temporary file beside it reports that
+    if stat.S_ISREG(mode):
+        return None
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"  # pragma: no cover - every file type is listed above
+
+
+def _refuse_not_regular(path: str | os.PathLike[str], label: str = "output") -> None:
+    kind = not_regular(path)
+    if kind is not None:
+        raise InputError(f"{os.fspath(path)}: is {kind}; the {label} must be a regular file or a new name")
+
+
+def _open_temp(path: str | os.PathLike[str]) -> tuple[Path, Path, int]:
+    """``(target, temporary path, fd)``: a new temporary file beside ``path`` (stale ones removed)."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise FileNotFoundError(2, "No such directory", str(directory))
+    _refuse_not_regular(target)
+    for stale in stale_temp_files(target):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    tmp = directory / f"{_temp_prefix(target)}{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for any output
+    return target, tmp, fd
+
+
+_before_rename: Any = None
+"""Test hook: called with the target just before each rename of :func:`atomic_files`."""
+
+
+@contextlib.contextmanager
+def atomic_files(specs: Sequence[tuple[str | os.PathLike[str], str]], encoding: str | None = "utf-8"
+                 ) -> Iterator[list[IO[Any]]]:
+    """Open a temporary file beside each ``(path, mode)`` of ``specs`` and yield their handles; only
+    if the block succeeds are all flushed to disk and renamed onto their paths, in the order given.
+
+    Every temporary file is opened before the block runs, so a path that cannot be written (a name
+    too long, a folder that vanished) fails before anything is renamed. On any exception (SIGTERM
+    included, see :func:`corpora.errors.run_cli`) the temporary files are removed and the paths not
+    yet renamed are left as they were. Just before the renames each path is checked again: an
+    existing path that is not a regular file (a device, a FIFO, a directory) is never replaced.
+    """
+    temps: list[tuple[Path, Path]] = []
+    handles: list[IO[Any]] = []
+    try:
+        for path, mode in specs:
+            target, tmp, fd = _open_temp(path)
+            temps.append((target, tmp))
+            try:
+                handles.append(os.fdopen(fd, mode, encoding=None if "b" in mode else encoding))
+            except BaseException:
+                os.close(fd)
+                raise
+        yield handles
+        for handle in handles:
+            handle.flush()
+            os.fsync(handle.fileno())
+            handle.close()
+        for target, _ in temps:
+            _refuse_not_regular(target)
+        for target, tmp in temps:
+            if _before_rename is not None:
+                _before_rename(target)
+            _refuse_not_regular(target)
+            os.replace(tmp, target)
+    except BaseException:
+        for handle in handles:
+            with contextlib.suppress(OSError, ValueError):
+                handle.close()
+        for _, tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        raise
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; rename it onto ``path`` only if the block succeeds.
 
     On any exception (SIGTERM included, see :func:`corpora.errors.run_cli`) the temporary file is
     removed and ``path`` is left as it was. Stale temporary files of ``path`` whose process is
-    dead are removed first.
+    dead are removed first. An existing ``path`` that is not a regular file is refused (one
+    :class:`InputError` line) when opening and again just before the rename.
     """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise FileNotFoundError(2, "No such directory", str(directory))
-    for stale in stale_temp_files(target):
-        with contextlib.suppress(OSError):
-            stale.unlink()
-    binary = "b" in mode
-    tmp = directory / f"{_temp_prefix(target)}{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for any output
-    try:
-        with os.fdopen(fd, mode, encoding=None if binary else encoding) as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with atomic_files([(path, mode)], encoding) as (handle,):
+        yield handle
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
@@ -122,9 +203,9 @@ def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None],
 
     ``outputs`` and ``inputs`` map a label (``"release"``, ``"--truth"``) to a path; ``None``
     entries are skipped, and so are inputs that are not existing files (a registered dataset
-    name). An output is refused when its folder does not exist or is not writable, when it is a
-    directory, and when it is the same file (resolved path, or ``os.path.samefile``) as an input
-    or as another output.
+    name). An output is refused when its folder does not exist or is not writable, when it exists
+    and is not a regular file (a directory, a device, a FIFO, a socket, or a link to one), and when
+    it is the same file (resolved path, or ``os.path.samefile``) as an input or as another output.
     """
     outs = [(label, os.fspath(p)) for label, p in outputs.items() if p is not None]
     ins = [(label, os.fspath(p)) for label, p in (inputs or {}).items()
@@ -133,8 +214,9 @@ def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None],
         directory = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(directory):
             raise InputError(f"{path}: the folder for the {label} file does not exist")
-        if os.path.isdir(path):
-            raise InputError(f"{path}: is a directory, expected a {label} file name")
+        kind = not_regular(path)
+        if kind is not None:
+            raise InputError(f"{path}: is {kind}; the {label} must be a regular file or a new name")
         if not os.access(directory, os.W_OK | os.X_OK):
             raise InputError(f"{path}: cannot write in the folder of the {label} file (permission denied)")
         for in_label, in_path in ins:

@@ -3,6 +3,7 @@ disassociated on its own (anonymizer/parts.py), streamed into one release (relea
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -147,7 +148,9 @@ def test_cli_streams_the_same_bytes_as_the_api(tmp_path: Path, quest: Transactio
     assert "8 parts at depth 3" in done.stdout
     release, truth = disassociate(read_dataset(data), 3, 2, 20, seed=77, split_depth=3)
     assert json.loads(out.read_text()) == json.loads(release.to_json())
-    assert json.loads(secret.read_text()) == json.loads(truth.to_json())
+    written = json.loads(secret.read_text())
+    assert written.pop("release_sha256") == hashlib.sha256(out.read_bytes()).hexdigest()  # binds the pair
+    assert written == json.loads(truth.to_json())
     assert load_release(out).to_json() == release.to_json()
     assert load_truth(secret).seed == 77
 
