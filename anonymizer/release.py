@@ -17,11 +17,12 @@ in each of their chunks, and all cluster sizes together stay below :data:`MAX_RE
 written by an older version that still carries ``params.seed`` loads; the seed is dropped (it
 was public, so such a release should be made again).
 
-A truth file written with its release records the SHA-256 of the release file's bytes
-(``release_sha256``, :mod:`anonymizer.release_writer`). :meth:`Truth.check_against` compares it with
-the file the release was read from (:func:`load_release` remembers it), so a release and a truth of
-different runs are refused in one line even when they have the same clusters; a truth file without
-the field (an older version's) is checked piece by piece only.
+A truth file written with its release records the SHA-256 of the release's JSON form
+(``release_sha256``: the bytes of the JSON release file as this package writes it; for a parquet
+release, the bytes its JSON form has, so converting either file keeps the pair valid; see
+:mod:`anonymizer.release_writer`). :meth:`Truth.check_against` compares it with the release, so a
+release and a truth of different runs are refused in one line even when they have the same
+clusters; a truth file without the field (an older version's) is checked piece by piece only.
 
 Both files also have a columnar parquet form with the same content (:mod:`anonymizer.release_parquet`,
 :mod:`anonymizer.truth_parquet`); :func:`load_release` and :func:`load_truth` read either form, and
@@ -445,12 +446,14 @@ class Truth:
         return cls(clusters, joints, *seeds, release_sha256=check_digest(obj.get("release_sha256"), source))
 
     def check_against(self, release: Release) -> None:
-        """Raise :class:`InputError` unless this truth describes ``release`` piece for piece, and,
-        when both come from files and the truth records its release's SHA-256, unless the release
-        file read is the one this truth was written with ("the truth belongs to another release")."""
-        if self.release_sha256 is not None:
-            digest = read_digest(release)
-            if digest is not None and digest != self.release_sha256:
+        """Raise :class:`InputError` unless this truth describes ``release`` piece for piece, and, when
+        the truth records its release's SHA-256, unless ``release`` is the one it was written with
+        ("the truth belongs to another release"): the file ``release`` was read from is hashed, and
+        if that differs (a parquet or hand-written file, a release built in memory) its JSON form."""
+        if self.release_sha256 is not None and read_digest(release) != self.release_sha256:
+            from anonymizer.release_writer import release_digest
+
+            if release_digest(release) != self.release_sha256:
                 raise InputError(f"{_SOURCES.get(id(release), ('release',))[0]}: the truth belongs to another "
                                  "release (the SHA-256 it records is not this file's); use the truth file written "
                                  "with this release")
@@ -500,7 +503,10 @@ def _remember_source(release: Release, path: str | os.PathLike[str], before: os.
 
 def read_digest(release: Release) -> str | None:
     """SHA-256 (hex) of the file ``release`` was read from by :func:`load_release` (``None`` for a
-    release built in memory); :class:`InputError` if that file was replaced or changed since."""
+    release built in memory); :class:`InputError` if that file was replaced or changed since.
+
+    A JSON release written by this package hashes to the digest its truth records, without encoding
+    the release again (:meth:`Truth.check_against` does that only when the file's digest differs)."""
     entry = _SOURCES.get(id(release))
     if entry is None:
         return None

@@ -118,14 +118,15 @@ def write_parquet_and_secret(release: Release, path: str | os.PathLike[str], tru
                              truth_path: str | os.PathLike[str] | None) -> None:
     """Write ``release`` and its ``truth`` (a :class:`~anonymizer.release.Truth`, or None), each in the
     form its name asks for (:func:`wants_parquet`), as :mod:`anonymizer.release_writer` does: both
-    temporary files are opened first, the truth records the SHA-256 of the release's bytes, and the
-    truth is renamed first, the release last, only when both are complete."""
+    temporary files are opened first, the truth records the SHA-256 of the release's JSON form
+    (:func:`~anonymizer.release_writer.release_digest`), and the truth is renamed first, the release
+    last, only when both are complete."""
     import dataclasses
-    import hashlib
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from anonymizer.release_writer import release_digest
     from anonymizer.truth_parquet import truth_table
 
     def encode(thing: Any, parquet: bool, to_table: Any) -> bytes:
@@ -141,7 +142,7 @@ def write_parquet_and_secret(release: Release, path: str | os.PathLike[str], tru
         data = encode(release, wants_parquet(path), release_table)
         handles[-1].write(data)
         if with_truth:
-            truth = dataclasses.replace(truth, release_sha256=hashlib.sha256(data).hexdigest())
+            truth = dataclasses.replace(truth, release_sha256=release_digest(release))
             handles[0].write(encode(truth, wants_parquet(truth_path), truth_table))  # type: ignore[arg-type]
 
 

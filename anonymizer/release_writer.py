@@ -69,7 +69,7 @@ from anonymizer.release import (
 from corpora.files import atomic_files, atomic_open
 
 __all__ = ["EncodedPart", "ReleaseWriter", "encode_part", "renumbered", "merge_parts", "write_release",
-           "write_truth", "write_release_and_truth"]
+           "write_truth", "write_release_and_truth", "release_digest"]
 
 _OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
@@ -174,13 +174,13 @@ def encode_part(release: Release, truth: Truth | None = None) -> EncodedPart:
 class _Hashing:
     """A binary file whose written bytes are also fed to a SHA-256."""
 
-    def __init__(self, handle: IO[bytes]) -> None:
+    def __init__(self, handle: IO[bytes] | None) -> None:
         self.handle = handle
         self.sha256 = hashlib.sha256()
 
     def write(self, data: bytes) -> int:
         self.sha256.update(data)
-        return self.handle.write(data)
+        return len(data) if self.handle is None else self.handle.write(data)
 
 
 class ReleaseWriter:
@@ -320,6 +320,19 @@ def write_truth(truth: Truth, path: str | Path) -> None:
 def _digest_tail(digest: str | None) -> bytes:
     """The truth's last key, the release's SHA-256 (b"" when unknown)."""
     return b"" if digest is None else b',"release_sha256":' + _dumps(digest)
+
+
+def release_digest(release: Release) -> str:
+    """SHA-256 (hex) of ``release``'s JSON form: the bytes :func:`write_release` writes for it, hashed
+    without writing them (the digest a truth records; the same for the JSON and parquet forms)."""
+    sink = _Hashing(None)
+    sink.write(b'{"format":' + _dumps(RELEASE_FORMAT) + b',"params":' + _dumps(release.params) + b',"clusters":[')
+    for key, objs in ((b"", release.clusters), (b'],"joint_clusters":[', release.joint_clusters)):
+        sink.write(key)
+        for start in range(0, len(objs), _SLICE):
+            sink.write((b"," if start else b"") + _items(objs[start : start + _SLICE]))
+    sink.write(b"]}\n")
+    return sink.sha256.hexdigest()
 
 
 def _truth_head(seed: int | None, safe_seed: int | None) -> bytes:

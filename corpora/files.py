@@ -197,6 +197,17 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+_TEMP_EXTRA = 32
+"""Bytes a temporary file's name adds to its target's: ``.`` ``.<pid>.<8 hex>.tmp``."""
+
+
+def _name_max(directory: str) -> int:
+    try:
+        return os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
 def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None],
                        inputs: Mapping[str, str | os.PathLike[str] | None] | None = None) -> None:
     """Refuse bad output paths before any work starts (:class:`InputError`, one line).
@@ -204,8 +215,9 @@ def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None],
     ``outputs`` and ``inputs`` map a label (``"release"``, ``"--truth"``) to a path; ``None``
     entries are skipped, and so are inputs that are not existing files (a registered dataset
     name). An output is refused when its folder does not exist or is not writable, when it exists
-    and is not a regular file (a directory, a device, a FIFO, a socket, or a link to one), and when
-    it is the same file (resolved path, or ``os.path.samefile``) as an input or as another output.
+    and is not a regular file (a directory, a device, a FIFO, a socket, or a link to one), when its
+    name leaves no room for its temporary file's (``NAME_MAX`` less 32 bytes), and when it is the
+    same file (resolved path, or ``os.path.samefile``) as an input or as another output.
     """
     outs = [(label, os.fspath(p)) for label, p in outputs.items() if p is not None]
     ins = [(label, os.fspath(p)) for label, p in (inputs or {}).items()
@@ -217,6 +229,10 @@ def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None],
         kind = not_regular(path)
         if kind is not None:
             raise InputError(f"{path}: is {kind}; the {label} must be a regular file or a new name")
+        longest = _name_max(directory) - _TEMP_EXTRA
+        if len(os.fsencode(os.path.basename(path))) > longest:
+            raise InputError(f"{path}: the {label} file's name is too long (at most {longest} bytes here, "
+                             "room left for its temporary file)")
         if not os.access(directory, os.W_OK | os.X_OK):
             raise InputError(f"{path}: cannot write in the folder of the {label} file (permission denied)")
         for in_label, in_path in ins:

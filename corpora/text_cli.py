@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from corpora.errors import ArgumentParser, InputError
+from corpora.files import check_output_paths
 
 __all__ = ["main", "run", "add_arguments", "describe_choice", "DESCRIPTION", "PARTS"]
 
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(args.output).parent
     if not folder.is_dir():
         raise InputError(f"{args.output}: the output folder {folder} does not exist")
+    check_output_paths({"output": args.output, "metadata": args.output + ".meta.json"})
     ds = build_text_dataset(args.source, density=args.density, topics=args.topics,
                             select_topics=args.select_topics, top_n=args.top_n, seed=args.seed,
                             part=args.part, reference_share=args.reference_share, pipeline=args.pipeline,

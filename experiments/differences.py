@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corpora.errors import InputError, run_cli
-from corpora.files import write_text_atomic
+from corpora.files import check_output_paths, write_text_atomic
 
 __all__ = ["difference_table", "main"]
 
@@ -101,6 +101,7 @@ def _main(argv: Sequence[str]) -> int:
     if args.readme is None:
         print("\n".join(lines))
         return 0
+    check_output_paths({"--readme": args.readme})
     name = args.block or args.results.name
     text = args.readme.read_text(encoding="utf-8")
     tag = re.escape(name)

@@ -12,8 +12,10 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 from corpora.errors import ArgumentParser, InputError, run_cli
+from corpora.files import check_output_paths
 from experiments.grid import RUN_PARAMS, parse_only
 from experiments.runner import run_sweep
 from experiments.schema import LIMITS, load_sweep
@@ -49,6 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     spec = load_sweep(args.sweep)
     only = parse_only(args.only)
     executor = "dask" if args.scheduler else args.executor
+    directory = Path(args.results) / spec.name
+    if directory.is_dir() and not args.dry_run:  # the table and report replace only regular files
+        check_output_paths({"table": directory / "results.csv", "report": directory / "report.md"})
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminate)
