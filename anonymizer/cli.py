@@ -7,8 +7,10 @@ FILE | --fanout F]`` generalizes (:mod:`anonymizer.apriori`) and ``--method diff
 Options that belong to one method only are refused with another, in one line.
 
 Disassociates a dataset (a file, or a name known to :mod:`corpora.registry`) and writes the
-release, and optionally the truth, atomically: both files appear together at the end or none
-does. Prints a short summary: clusters, joint clusters, record chunks, the share of term
+release, and optionally the truth, through temporary files renamed only when both are complete
+(the truth first): a failed run changes no existing file, and a truth left beside an older release
+by a kill between the renames is refused by every reader (:mod:`anonymizer.release_writer`).
+Prints a short summary: clusters, joint clusters, record chunks, the share of term
 occurrences left in term chunks, tlost (Terrovitis2012 section 7.1) and the seconds taken.
 
 The seed of the random choices is secret (:mod:`anonymizer.seeds`): without ``--seed`` it is drawn

@@ -95,12 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Build the dataset the parsed options describe, write it and its metadata, print a summary."""
-    from corpora.text import build_text_dataset, write_text_dataset
-
     folder = Path(args.output).parent
     if not folder.is_dir():
         raise InputError(f"{args.output}: the output folder {folder} does not exist")
     check_output_paths({"output": args.output, "metadata": args.output + ".meta.json"})
+    from corpora.text import build_text_dataset, write_text_dataset
+
     ds = build_text_dataset(args.source, density=args.density, topics=args.topics,
                             select_topics=args.select_topics, top_n=args.top_n, seed=args.seed,
                             part=args.part, reference_share=args.reference_share, pipeline=args.pipeline,
