@@ -450,13 +450,10 @@ class Truth:
         the truth records its release's SHA-256, unless ``release`` is the one it was written with
         ("the truth belongs to another release"): the file ``release`` was read from is hashed, and
         if that differs (a parquet or hand-written file, a release built in memory) its JSON form."""
-        if self.release_sha256 is not None and read_digest(release) != self.release_sha256:
-            from anonymizer.release_writer import release_digest
-
-            if release_digest(release) != self.release_sha256:
-                raise InputError(f"{_SOURCES.get(id(release), ('release',))[0]}: the truth belongs to another "
-                                 "release (the SHA-256 it records is not this file's); use the truth file written "
-                                 "with this release")
+        if self.release_sha256 is not None and not _verified(release, self.release_sha256):
+            raise InputError(f"{_SOURCES.get(id(release), ('release',))[0]}: the truth belongs to another "
+                             "release (the SHA-256 it records is not this file's); use the truth file written "
+                             "with this release")
         if [c.id for c in self.clusters] != [c.id for c in release.clusters]:
             raise InputError("truth and release list different clusters")
         for c, t in zip(release.clusters, self.clusters, strict=True):
@@ -499,6 +496,27 @@ def _remember_source(release: Release, path: str | os.PathLike[str], before: os.
     key = id(release)
     _SOURCES[key] = (os.fspath(path), _identity(before))
     weakref.finalize(release, _SOURCES.pop, key, None)
+    weakref.finalize(release, _MATCHED.pop, key, None)
+
+
+_MATCHED: dict[int, set[str]] = {}
+"""id(release) -> digests a release read from a file was found to match (each is checked once)."""
+
+
+def _verified(release: Release, digest: str) -> bool:
+    """True if ``release`` is the one a truth recording ``digest`` was written with: the file it was
+    read from hashes to ``digest``, or else its JSON form does (a parquet file, a release in memory)."""
+    key = id(release)
+    if digest in _MATCHED.get(key, ()):
+        return True
+    matched = read_digest(release) == digest
+    if not matched:
+        from anonymizer.release_writer import release_digest
+
+        matched = release_digest(release) == digest
+    if matched and key in _SOURCES:
+        _MATCHED.setdefault(key, set()).add(digest)
+    return matched
 
 
 def read_digest(release: Release) -> str | None:
