@@ -35,6 +35,7 @@ from anonymizer.release_writer import ReleaseWriter, write_release_and_truth
 from anonymizer.safe import TARGETS as SAFE_TARGETS
 from anonymizer.seeds import new_seed, seed_argument
 from anonymizer.verpart import VERPART_STRATEGIES
+from corpora.bounds import MAX_M, MAX_RECORDS, MAX_WORKERS, int_option, scheduler_address
 from corpora.cli_options import add_reading_options, reading_options
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
@@ -73,14 +74,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", choices=METHODS, default="disassociation",
                    help="disassociation (Terrovitis2012, default); apriori (k^m-anonymity by generalization, "
                         "Terrovitis et al. 2008); diffpart (differential privacy, Chen et al. 2011)")
-    p.add_argument("-k", type=int, default=None, help="k of k^m-anonymity (>= 2; disassociation, apriori)")
-    p.add_argument("-m", type=int, default=None, help="m of k^m-anonymity (>= 1; disassociation, apriori)")
-    p.add_argument("--max-cluster-size", type=int, default=None, dest="max_cluster_size",
+    p.add_argument("-k", type=int_option("k", 2, MAX_RECORDS), default=None,
+                   help="k of k^m-anonymity (>= 2; disassociation, apriori)")
+    p.add_argument("-m", type=int_option("m", 1, MAX_M), default=None,
+                   help=f"m of k^m-anonymity (1..{MAX_M}; disassociation, apriori)")
+    p.add_argument("--max-cluster-size", type=int_option("--max-cluster-size", 2, MAX_RECORDS), default=None,
+                   dest="max_cluster_size",
                    help="largest cluster HORPART keeps (>= 2k-1; >= k with --horpart abandon; disassociation "
                         f"only; default max({DEFAULT_MAX_CLUSTER_SIZE}, 2k-1), as in the Python API)")
     p.add_argument("--hierarchy", default=None, metavar="FILE",
                    help="apriori, diffpart: item hierarchy, one line per item: item;parent;...;top")
-    p.add_argument("--fanout", type=int, default=None,
+    p.add_argument("--fanout", type=int_option("--fanout", 2, MAX_RECORDS), default=None,
                    help=f"apriori, diffpart: build a balanced hierarchy of this fan-out over the sorted items "
                         f"(default {DEFAULT_FANOUT} when no --hierarchy is given)")
     p.add_argument("--epsilon", type=float, default=None, help="diffpart: privacy budget epsilon (> 0)")
@@ -105,7 +109,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "0..2**128-1; default: drawn from the operating system's entropy. The seed is written "
                         "to the truth file, never to the release; keep it secret: a small or reused seed can "
                         "be guessed, and whoever knows it can undo the shuffles and find the ghost records")
-    p.add_argument("--split-depth", type=int, default=None, dest="split_depth", metavar="D",
+    p.add_argument("--split-depth", type=int_option("--split-depth", 0, 64), default=None, dest="split_depth",
+                   metavar="D",
                    help="disassociate part by part after D levels of HORPART's first splits (0..16; default 0, "
                         f"i.e. one part; {DEFAULT_SPLIT_DEPTH} with --executor dask): bounded memory for tens of "
                         "millions of records; joint clusters stay inside a part (see anonymizer/parts.py)")
@@ -113,10 +118,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="local: this process (default); dask: read, split and disassociate the parts on a Dask "
                         "cluster (--scheduler ADDR, or a local cluster of --workers processes); the same split "
                         "depth and seed give the same release bytes as local")
-    p.add_argument("--scheduler", default=None, metavar="ADDR",
+    p.add_argument("--scheduler", type=scheduler_address, default=None, metavar="ADDR",
                    help="with --executor dask: address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786); "
                         "default: start a local cluster")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+    p.add_argument("--workers", type=int_option("--workers", 1, MAX_WORKERS), default=None, metavar="N",
                    help="with --executor dask and no --scheduler: worker processes of the local cluster (default 2)")
     p.add_argument("--allow-identifiers", action="store_true",
                    help="go on when terms look like direct identifiers (e-mail addresses, phone numbers, long numeric "
@@ -175,6 +180,8 @@ def _check_method_options(args: argparse.Namespace) -> None:
     for name in need[args.method]:
         if getattr(args, name) is None:
             raise InputError(f"{_ONLY[name][0]} is required with --method {args.method}")
+    if args.safe_targets is not None and not args.safe:
+        raise InputError("--safe-targets needs --safe")
     if args.hierarchy is not None and args.fanout is not None:
         raise InputError("give --hierarchy FILE or --fanout F, not both")
 

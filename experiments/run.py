@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
+from corpora.bounds import scheduler_address
 from corpora.errors import ArgumentParser, InputError, run_cli
 from experiments.grid import RUN_PARAMS, parse_only
 from experiments.runner import run_sweep
@@ -31,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"run only matching runs (repeatable; keys: {', '.join(RUN_PARAMS)})")
     p.add_argument("--results", default="results", metavar="DIR", help="results root (default: results)")
     p.add_argument("--executor", choices=("local", "dask"), default=None, help="override the file's executor")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="dask scheduler address (implies dask)")
+    p.add_argument("--scheduler", type=scheduler_address, default=None, metavar="ADDRESS",
+                   help="dask scheduler address, [tcp://]HOST:PORT (implies dask)")
     p.add_argument("--retry-failed", action="store_true", help="run the cached failed runs again")
     p.add_argument("--no-plots", action="store_true", help="write the table only")
     return p
