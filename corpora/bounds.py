@@ -42,12 +42,15 @@ def int_option(name: str, low: int, high: int) -> Callable[[str], int]:
 
 
 _HOST = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]{1,253})"
+_INPROC = re.compile(r"inproc://[0-9A-Za-z._-]+/\d+/\d+")
 _ADDRESS = re.compile(rf"(?:(tcp|tls|ws|wss|ucx)://)?{_HOST}:(\d{{1,5}})")
 
 
 def scheduler_address(text: str) -> str:
     """An argparse ``type``: a Dask scheduler address ``[tcp://]HOST:PORT`` (IPv6 in brackets), checked
     before anything runs (an address Dask cannot parse used to fail after the input was read)."""
+    if _INPROC.fullmatch(text.strip()):  # a scheduler in this process (tests, notebooks)
+        return text.strip()
     match = _ADDRESS.fullmatch(text.strip())
     if match is None or not 1 <= int(match.group(3)) <= 65535:
         raise argparse.ArgumentTypeError(
