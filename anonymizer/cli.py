@@ -34,7 +34,7 @@ from anonymizer.release import Release, Truth
 from anonymizer.release_writer import ReleaseWriter, write_release_and_truth
 from anonymizer.safe import TARGETS as SAFE_TARGETS
 from anonymizer.seeds import new_seed, seed_argument
-from anonymizer.verpart import VERPART_STRATEGIES
+from anonymizer.verpart import DEFAULT_MAX_ITEMSETS, VERPART_STRATEGIES
 from corpora.bounds import MAX_M, MAX_RECORDS, MAX_WORKERS, int_option, scheduler_address
 from corpora.cli_options import add_reading_options, reading_options
 from corpora.dataset import TransactionDataset
@@ -123,6 +123,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "default: start a local cluster")
     p.add_argument("--workers", type=int_option("--workers", 1, MAX_WORKERS), default=None, metavar="N",
                    help="with --executor dask and no --scheduler: worker processes of the local cluster (default 2)")
+    p.add_argument("--max-itemsets", type=int_option("--max-itemsets", 1, 10**15), default=DEFAULT_MAX_ITEMSETS,
+                   metavar="N", dest="max_itemsets",
+                   help="disassociation with m >= 3: refuse, before VERPART starts, a run whose k^m test would "
+                        "visit more than N term combinations (estimated as the sum over records of C(f, 3) + ... "
+                        "+ C(f, m), f the record's terms frequent in its cluster); default "
+                        f"{DEFAULT_MAX_ITEMSETS:,} (minutes of work; the papers' sweeps, m <= 6 on click streams, "
+                        "stay far below)")
     p.add_argument("--allow-identifiers", action="store_true",
                    help="go on when terms look like direct identifiers (e-mail addresses, phone numbers, long numeric "
                         "or hex ids, IP addresses, URLs naming a user, values of the user column); without it such "
@@ -236,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     steps = DisassociationTimings()
     release, truth = disassociate(dataset, args.k, args.m, args.max_cluster_size, horpart=args.horpart,
                                   verpart=args.verpart, refine=not args.no_refine, seed=seed, timings=steps,
-                                  allow_identifiers=args.allow_identifiers)
+                                  allow_identifiers=args.allow_identifiers, max_itemsets=args.max_itemsets)
     safe_line = None
     if args.safe:
         from anonymizer.safe import safe_disassociate_report
@@ -289,7 +296,7 @@ def _run_split(args: argparse.Namespace) -> int:
     depth = args.split_depth if args.split_depth is not None else (DEFAULT_SPLIT_DEPTH if dask else 0)
     check_split_depth(depth)
     settings = Settings(args.k, args.m, args.max_cluster_size, args.horpart, args.verpart, not args.no_refine,
-                        bool(args.safe), args.safe_targets, bool(args.allow_identifiers))
+                        bool(args.safe), args.safe_targets, bool(args.allow_identifiers), args.max_itemsets)
     seed = new_seed() if args.seed is None else args.seed
     start = time.perf_counter()
     if dask:
