@@ -29,7 +29,7 @@ from anonymizer.disassociate import DEFAULT_MAX_CLUSTER_SIZE, default_max_cluste
 from anonymizer.distributed import DEFAULT_SPLIT_DEPTH
 from anonymizer.hierarchy import DEFAULT_FANOUT
 from anonymizer.horpart import HORPART_STRATEGIES
-from anonymizer.parts import PartResult, RunFigures, Settings
+from anonymizer.parts import MAX_SPLIT_DEPTH, PartResult, RunFigures, Settings
 from anonymizer.release import Release, Truth
 from anonymizer.release_writer import ReleaseWriter, write_release_and_truth
 from anonymizer.safe import TARGETS as SAFE_TARGETS
@@ -109,8 +109,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "0..2**128-1; default: drawn from the operating system's entropy. The seed is written "
                         "to the truth file, never to the release; keep it secret: a small or reused seed can "
                         "be guessed, and whoever knows it can undo the shuffles and find the ghost records")
-    p.add_argument("--split-depth", type=int_option("--split-depth", 0, 64), default=None, dest="split_depth",
-                   metavar="D",
+    p.add_argument("--split-depth", type=int_option("split depth", 0, MAX_SPLIT_DEPTH), default=None,
+                   dest="split_depth", metavar="D",
                    help="disassociate part by part after D levels of HORPART's first splits (0..16; default 0, "
                         f"i.e. one part; {DEFAULT_SPLIT_DEPTH} with --executor dask): bounded memory for tens of "
                         "millions of records; joint clusters stay inside a part (see anonymizer/parts.py)")
