@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from corpora.bounds import scheduler_address
+from corpora.bounds import int_option, scheduler_address
 from corpora.errors import ArgumentParser, InputError, run_cli
 from experiments.grid import RUN_PARAMS, parse_only
 from experiments.runner import run_sweep
@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(error_prefix="experiments.run", prog="python -m experiments.run",
                        description="Run a sweep of disassociation experiments.")
     p.add_argument("sweep", help="the sweep file (YAML)")
-    p.add_argument("--jobs", "-j", type=int, default=None, help="local worker processes (default: the file's jobs, 1)")
+    p.add_argument("--jobs", "-j", type=int_option("--jobs", 1, LIMITS.jobs), default=None,
+                   help="local worker processes (default: the file's jobs, 1)")
     p.add_argument("--dry-run", action="store_true", help="list the runs and whether they are cached; run nothing")
     p.add_argument("--only", action="append", default=[], metavar="KEY=VALUE",
                    help=f"run only matching runs (repeatable; keys: {', '.join(RUN_PARAMS)})")
