@@ -31,12 +31,13 @@ from anonymizer.disassociate import DEFAULT_MAX_CLUSTER_SIZE, default_max_cluste
 from anonymizer.distributed import DEFAULT_SPLIT_DEPTH
 from anonymizer.hierarchy import DEFAULT_FANOUT
 from anonymizer.horpart import HORPART_STRATEGIES
-from anonymizer.parts import PartResult, RunFigures, Settings
+from anonymizer.parts import MAX_SPLIT_DEPTH, PartResult, RunFigures, Settings
 from anonymizer.release import Release, Truth
 from anonymizer.release_writer import ReleaseWriter, write_release_and_truth
 from anonymizer.safe import TARGETS as SAFE_TARGETS
 from anonymizer.seeds import new_seed, seed_argument
-from anonymizer.verpart import VERPART_STRATEGIES
+from anonymizer.verpart import DEFAULT_MAX_ITEMSETS, VERPART_STRATEGIES
+from corpora.bounds import MAX_M, MAX_RECORDS, MAX_WORKERS, int_option, scheduler_address
 from corpora.cli_options import add_reading_options, reading_options
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
@@ -75,14 +76,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", choices=METHODS, default="disassociation",
                    help="disassociation (Terrovitis2012, default); apriori (k^m-anonymity by generalization, "
                         "Terrovitis et al. 2008); diffpart (differential privacy, Chen et al. 2011)")
-    p.add_argument("-k", type=int, default=None, help="k of k^m-anonymity (>= 2; disassociation, apriori)")
-    p.add_argument("-m", type=int, default=None, help="m of k^m-anonymity (>= 1; disassociation, apriori)")
-    p.add_argument("--max-cluster-size", type=int, default=None, dest="max_cluster_size",
+    p.add_argument("-k", type=int_option("k", 2, MAX_RECORDS), default=None,
+                   help="k of k^m-anonymity (>= 2; disassociation, apriori)")
+    p.add_argument("-m", type=int_option("m", 1, MAX_M), default=None,
+                   help=f"m of k^m-anonymity (1..{MAX_M}; disassociation, apriori)")
+    p.add_argument("--max-cluster-size", type=int_option("--max-cluster-size", 2, MAX_RECORDS), default=None,
+                   dest="max_cluster_size",
                    help="largest cluster HORPART keeps (>= 2k-1; >= k with --horpart abandon; disassociation "
                         f"only; default max({DEFAULT_MAX_CLUSTER_SIZE}, 2k-1), as in the Python API)")
     p.add_argument("--hierarchy", default=None, metavar="FILE",
                    help="apriori, diffpart: item hierarchy, one line per item: item;parent;...;top")
-    p.add_argument("--fanout", type=int, default=None,
+    p.add_argument("--fanout", type=int_option("--fanout", 2, MAX_RECORDS), default=None,
                    help=f"apriori, diffpart: build a balanced hierarchy of this fan-out over the sorted items "
                         f"(default {DEFAULT_FANOUT} when no --hierarchy is given)")
     p.add_argument("--epsilon", type=float, default=None, help="diffpart: privacy budget epsilon (> 0)")
@@ -107,7 +111,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "0..2**128-1; default: drawn from the operating system's entropy. The seed is written "
                         "to the truth file, never to the release; keep it secret: a small or reused seed can "
                         "be guessed, and whoever knows it can undo the shuffles and find the ghost records")
-    p.add_argument("--split-depth", type=int, default=None, dest="split_depth", metavar="D",
+    p.add_argument("--split-depth", type=int_option("split depth", 0, MAX_SPLIT_DEPTH), default=None,
+                   dest="split_depth", metavar="D",
                    help="disassociate part by part after D levels of HORPART's first splits (0..16; default 0, "
                         f"i.e. one part; {DEFAULT_SPLIT_DEPTH} with --executor dask): bounded memory for tens of "
                         "millions of records; joint clusters stay inside a part (see anonymizer/parts.py)")
@@ -115,11 +120,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="local: this process (default); dask: read, split and disassociate the parts on a Dask "
                         "cluster (--scheduler ADDR, or a local cluster of --workers processes); the same split "
                         "depth and seed give the same release bytes as local")
-    p.add_argument("--scheduler", default=None, metavar="ADDR",
+    p.add_argument("--scheduler", type=scheduler_address, default=None, metavar="ADDR",
                    help="with --executor dask: address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786); "
                         "default: start a local cluster")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+    p.add_argument("--workers", type=int_option("--workers", 1, MAX_WORKERS), default=None, metavar="N",
                    help="with --executor dask and no --scheduler: worker processes of the local cluster (default 2)")
+    p.add_argument("--max-itemsets", type=int_option("--max-itemsets", 1, 10**15), default=DEFAULT_MAX_ITEMSETS,
+                   metavar="N", dest="max_itemsets",
+                   help="disassociation with m >= 3: refuse, before VERPART starts, a run whose k^m test would "
+                        "visit more than N term combinations (estimated as the sum over records of C(f, 3) + ... "
+                        "+ C(f, m), f the record's terms frequent in its cluster); default "
+                        f"{DEFAULT_MAX_ITEMSETS:,} (minutes of work; the papers' sweeps, m <= 6 on click streams, "
+                        "stay far below)")
     p.add_argument("--allow-identifiers", action="store_true",
                    help="go on when terms look like direct identifiers (e-mail addresses, phone numbers, long numeric "
                         "or hex ids, IP addresses, URLs naming a user, values of the user column); without it such "
@@ -178,6 +190,8 @@ def _check_method_options(args: argparse.Namespace) -> None:
     for name in need[args.method]:
         if getattr(args, name) is None:
             raise InputError(f"{_ONLY[name][0]} is required with --method {args.method}")
+    if args.safe_targets is not None and not args.safe:
+        raise InputError("--safe-targets needs --safe")
     if args.hierarchy is not None and args.fanout is not None:
         raise InputError("give --hierarchy FILE or --fanout F, not both")
 
@@ -232,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
     steps = DisassociationTimings()
     release, truth = disassociate(dataset, args.k, args.m, args.max_cluster_size, horpart=args.horpart,
                                   verpart=args.verpart, refine=not args.no_refine, seed=seed, timings=steps,
-                                  allow_identifiers=args.allow_identifiers)
+                                  allow_identifiers=args.allow_identifiers, max_itemsets=args.max_itemsets)
     safe_line = None
     if args.safe:
         from anonymizer.safe import safe_disassociate_report
@@ -285,7 +299,7 @@ def _run_split(args: argparse.Namespace) -> int:
     depth = args.split_depth if args.split_depth is not None else (DEFAULT_SPLIT_DEPTH if dask else 0)
     check_split_depth(depth)
     settings = Settings(args.k, args.m, args.max_cluster_size, args.horpart, args.verpart, not args.no_refine,
-                        bool(args.safe), args.safe_targets, bool(args.allow_identifiers))
+                        bool(args.safe), args.safe_targets, bool(args.allow_identifiers), args.max_itemsets)
     seed = new_seed() if args.seed is None else args.seed
     start = time.perf_counter()
     if dask:

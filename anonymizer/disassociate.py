@@ -27,7 +27,13 @@ from anonymizer.gcpause import no_gc
 from anonymizer.horpart import BOUNDED_STRATEGIES, HORPART_STRATEGIES, HorizontalPartition, horpart, join_small_clusters
 from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
 from anonymizer.seeds import generator, resolve_seed
-from anonymizer.verpart import VERPART_STRATEGIES, PartitionTable, VerticalPartition, partition_clusters
+from anonymizer.verpart import (
+    DEFAULT_MAX_ITEMSETS,
+    VERPART_STRATEGIES,
+    PartitionTable,
+    VerticalPartition,
+    partition_clusters,
+)
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
 from corpora.identifiers import refuse_identifiers, screen_dataset
@@ -119,6 +125,7 @@ def disassociate(
     split_depth: int = 0,
     record_ids: Sequence[int] | np.ndarray | None = None,
     allow_identifiers: bool = False,
+    max_itemsets: int | None = DEFAULT_MAX_ITEMSETS,
 ) -> tuple[Release, Truth]:
     """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
 
@@ -184,10 +191,11 @@ def disassociate(
         if ids is not None:
             raise InputError("record_ids and split_depth cannot be combined (a split run numbers its parts' records)")
         return _disassociate_split(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed, timings, safe,
-                                   safe_targets, int(split_depth), bool(allow_identifiers))
+                                   safe_targets, int(split_depth), bool(allow_identifiers), max_itemsets)
     with no_gc():
         release, truth = _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
-                                       timings if timings is not None else DisassociationTimings(), ids)
+                                       timings if timings is not None else DisassociationTimings(), ids,
+                                       max_itemsets)
     if allow_identifiers:
         release.params["identifiers_allowed"] = True
     if safe:
@@ -200,13 +208,14 @@ def disassociate(
 def _disassociate(
     dataset: TransactionDataset, k: int, m: int, max_cluster_size: int, horpart: str, verpart: str,
     refine: bool, seed: int, timings: DisassociationTimings, record_ids: np.ndarray | None = None,
+    max_itemsets: int | None = DEFAULT_MAX_ITEMSETS,
 ) -> tuple[Release, Truth]:
     t0 = time.perf_counter()
     hp: HorizontalPartition = join_small_clusters(_horpart(dataset, k, max_cluster_size, horpart), dataset, k,
                                                   max_cluster_size)
     timings.records_suppressed, timings.records_moved = len(hp.suppressed), hp.moved + hp.joined
     t1 = time.perf_counter()
-    table = partition_clusters(dataset, hp.clusters, k, m, verpart)
+    table = partition_clusters(dataset, hp.clusters, k, m, verpart, max_itemsets)
     t2 = time.perf_counter()
     plans: list = []
     partitions: list[VerticalPartition] | None = None
@@ -244,14 +253,14 @@ def check_split_depth(split_depth: object) -> None:
 def _disassociate_split(
     dataset: TransactionDataset, k: int, m: int, max_cluster_size: int, horpart: str, verpart: str, refine: bool,
     seed: int, timings: DisassociationTimings | None, safe: bool, safe_targets: str, split_depth: int,
-    identifiers_allowed: bool = False,
+    identifiers_allowed: bool = False, max_itemsets: int | None = DEFAULT_MAX_ITEMSETS,
 ) -> tuple[Release, Truth]:
     """:func:`disassociate` with ``split_depth > 0``: the parts one after the other, merged in memory."""
     from anonymizer.parts import Settings, run_parts, split_params, split_parts
     from anonymizer.release_writer import merge_parts
 
     settings = Settings(k, m, max_cluster_size, horpart, verpart, bool(refine), bool(safe), safe_targets,
-                        identifiers_allowed)
+                        identifiers_allowed, max_itemsets)
     t0 = time.perf_counter()
     parts = split_parts(dataset, split_depth, k, max_cluster_size)
     split_seconds = time.perf_counter() - t0

@@ -88,6 +88,8 @@ class Settings:
     safe_targets: str = "linkable"
     identifiers_allowed: bool = False
     """The owner allowed terms that look like direct identifiers (``--allow-identifiers``)."""
+    max_itemsets: int | None = 2_000_000_000
+    """Budget of the k^m test (``--max-itemsets``; :data:`anonymizer.verpart.DEFAULT_MAX_ITEMSETS`)."""
 
 
 @dataclass
@@ -247,7 +249,8 @@ def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarr
                                   seed=part_seed(seed, index) if split else seed, timings=timings,
                                   safe=settings.safe, safe_targets=settings.safe_targets,
                                   record_ids=records if split else None,
-                                  allow_identifiers=settings.identifiers_allowed)
+                                  allow_identifiers=settings.identifiers_allowed,
+                                  max_itemsets=settings.max_itemsets)
     seconds = {"horpart": timings.horpart, "verpart": timings.verpart, "refine": timings.refine,
                "build": timings.build}
     seconds["safe"] = max(0.0, time.perf_counter() - start - timings.total) if settings.safe else 0.0

@@ -10,6 +10,7 @@ from anonymizer.release import load_release, load_truth
 from anonymizer.seeds import seed_argument
 from attacks.cover import CoverReport, run_cover_attack
 from attacks.knowledge import ATTACKERS, load_knowledge, make_knowledge, save_knowledge
+from corpora.bounds import int_option
 from corpora.cli_options import add_reading_options, reading_options
 from corpora.errors import ArgumentParser, InputError
 from corpora.files import check_output_paths
@@ -35,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     add_reading_options(p, what="--original")
     p.add_argument("--moderate-share", type=float, default=0.5, help="share of records the moderate attacker knows")
     p.add_argument("--seed", type=seed_argument, default=0, help="seed of the simulated knowledge (default 0)")
-    p.add_argument("--max-problems", type=int, default=20, help="cover problems listed per definition in text output")
+    p.add_argument("--max-problems", type=int_option("--max-problems", 0, 10**6), default=20,
+                   help="cover problems listed per definition in text output")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     return p
 

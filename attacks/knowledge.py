@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -80,6 +81,11 @@ class Knowledge:
     def __len__(self) -> int:
         return len(self.itemsets)
 
+
+
+MAX_KNOWLEDGE_ITEMSETS = 10_000_000
+"""Most itemsets a simulated attacker may know (the weak attacker knows all m-combinations of its
+items: 20 items give C(20, 2) = 190; ten million is minutes of cover-problem search already)."""
 
 def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
@@ -283,6 +289,10 @@ def make_knowledge(
         outside = [pool[int(i)] for i in sorted(rng.choice(len(pool), size=min(external_items, len(pool)),
                                                            replace=False).tolist())] if pool else []
         items = sorted(set(inside) | set(outside))
+        count = math.comb(len(items), m)
+        if count > MAX_KNOWLEDGE_ITEMSETS:  # counted before any is built
+            raise InputError(f"the weak attacker would know C({len(items)}, {m}) = {count:.3g} itemsets, more than "
+                             f"{MAX_KNOWLEDGE_ITEMSETS:,}; use fewer items or a smaller m")
         itemsets = [tuple(c) for c in itertools.combinations(items, m)]
         return Knowledge(itemsets, "weak", f"release+{vsource}",
                          {"dataset_items": inside, "external_items": outside, "vocabulary": vsource})

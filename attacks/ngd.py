@@ -655,24 +655,43 @@ def setting_reference(spec: str) -> tuple[str, tuple[str, ...]] | None:
 
 def _read_reference_file(path: str) -> list[list[str]]:
     """One document per line (a ``.jsonl`` file: one JSON list of tokens or one string per line)."""
+    import re
+
+    from corpora.files import read_bounded
+    from corpora.formats import MAX_LINE_BYTES
+
     docs: list[list[str]] = []
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            if path.endswith(".jsonl"):
-                try:
-                    item = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{path}: line {lineno}: not valid JSON ({exc.msg})") from None
-                if isinstance(item, str):
-                    docs.append(tokenize(item))
-                elif isinstance(item, list) and all(isinstance(t, str) for t in item):
-                    docs.append([t.lower() for t in item])
-                else:
-                    raise InputError(f"{path}: line {lineno}: expected a string or a list of strings")
+    with open(path, "rb") as handle:  # a binary file (a NUL byte) is refused, not read as mojibake
+        data = read_bounded(handle, path, max_line=MAX_LINE_BYTES)
+    control = re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", data)
+    if control is not None:
+        line = data.count(b"\n", 0, control.start()) + 1
+        raise InputError(f"{path}:{line}: a control character; the reference corpus must be text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not valid UTF-8 text; the reference corpus must be text") from None
+    del data
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        if path.endswith(".jsonl"):
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}: line {lineno}: not valid JSON ({exc.msg})") from None
+            except (RecursionError, ValueError):
+                raise InputError(f"{path}: line {lineno}: not valid JSON (nested too deeply or a number "
+                                 "too long)") from None
+            if isinstance(item, str):
+                docs.append(tokenize(item))
+            elif isinstance(item, list) and all(isinstance(t, str) for t in item):
+                docs.append([t.lower() for t in item])
             else:
-                docs.append(tokenize(line))
+                raise InputError(f"{path}: line {lineno}: expected a string or a list of strings")
+        else:
+            docs.append(tokenize(line))
     if not docs:
         raise InputError(f"{path}: the reference corpus is empty")
     return docs

@@ -267,17 +267,53 @@ def load_embeddings(embeddings: Any = None, trust_pickle: bool = False) -> Any:
             raise InputError(f"{path}: holds a {type(kv).__name__}, not gensim KeyedVectors")
         return kv
     try:
-        if kind == "word2vec-binary":
-            return KeyedVectors.load_word2vec_format(path, binary=True)
         from gensim import utils as gensim_utils
 
         with gensim_utils.open(path, "rb") as handle:
-            first = handle.readline().split()
+            first = handle.readline(1 << 16).split()
+        check_vectors_header(path, first, binary=kind == "word2vec-binary")
+        if kind == "word2vec-binary":
+            return KeyedVectors.load_word2vec_format(path, binary=True)
         has_header = len(first) == 2 and all(p.isdigit() for p in first)
         return KeyedVectors.load_word2vec_format(path, binary=False, no_header=not has_header)
+    except InputError:
+        raise
     except (ValueError, UnicodeDecodeError, EOFError, IndexError, OSError) as exc:
         detail = str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__
         raise InputError(f"{path}: not a readable embeddings file ({detail})") from None
+
+
+MAX_VECTOR_DIM = 100_000
+"""Largest vector dimension read (published embeddings have 25 to 4096 dimensions)."""
+
+_COMPRESSED_RATIO = 1100
+"""The most a gzip/bz2 file expands (gzip's limit is about 1032:1): a compressed file's header is
+checked against its size times this."""
+
+
+def check_vectors_header(path: str, first: list[bytes], binary: bool) -> None:
+    """Refuse an empty vectors file, or a word2vec header (``ROWS DIM``) that its file cannot hold:
+    the count and dimension are checked against the file's size before gensim allocates
+    ``ROWS x DIM`` floats (a 1-line file claiming 10^9 x 50 allocated for a minute before failing)."""
+    if not first:
+        raise InputError(f"{path}: empty embeddings file (expected word2vec/GloVe vectors)")
+    if not (len(first) == 2 and all(p.isdigit() for p in first)):
+        return  # header-less GloVe: gensim counts the lines it finds
+    if any(len(p) > 12 for p in first):
+        raise InputError(f"{path}: header {b' '.join(first)[:40].decode('ascii', 'replace')!r} declares an "
+                         "impossible size")
+    rows, dim = (int(p) for p in first)
+    if rows < 1 or not 1 <= dim <= MAX_VECTOR_DIM:
+        raise InputError(f"{path}: header declares {rows} vectors of dimension {dim}; expected at least one "
+                         f"vector of dimension 1..{MAX_VECTOR_DIM}")
+    size = os.path.getsize(path)
+    if path.lower().endswith((".gz", ".bz2")):
+        size *= _COMPRESSED_RATIO
+    # a value takes 4 bytes in a binary file and at least 2 ("0 ") in a text one
+    needed = rows * dim * (4 if binary else 2)
+    if needed > size:
+        raise InputError(f"{path}: header declares {rows} vectors of dimension {dim}, which need at least "
+                         f"{needed:,} bytes; the file has {os.path.getsize(path):,} (truncated or damaged)")
 
 
 class EmbeddingScorer(BaseScorer):

@@ -30,6 +30,7 @@ from attacks.scorers import (
 )
 from attacks.selectors import SELECTORS
 from attacks.semantic import CHUNK_PARTS, DEFAULT_VPA_LIMIT, run_semantic_attack
+from corpora.bounds import int_option
 from corpora.errors import ArgumentParser, InputError
 from corpora.files import atomic_open, check_output_paths
 
@@ -89,14 +90,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which chunks the attack reconstructs: record (record and shared chunks), term (the term "
                         "chunk) or both (default)")
     p.add_argument("--seed", type=seed_argument, default=0, help="seed of the random choices (default 0)")
-    p.add_argument("--vpa-limit", type=int, default=DEFAULT_VPA_LIMIT, help="VPA: most trials per chunk")
+    p.add_argument("--vpa-limit", type=int_option("--vpa-limit", 1, 10**9), default=DEFAULT_VPA_LIMIT,
+                   help="VPA: most trials per chunk")
     p.add_argument(
-        "--vpa-budget", type=int, default=None, help="VPA: most trials over the whole attack (default: no bound)"
+        "--vpa-budget", type=int_option("--vpa-budget", 0, 10**12), default=None,
+            help="VPA: most trials over the whole attack (default: no bound)"
     )
     p.add_argument("-o", "--output", required=True, help="reconstructed records, JSON lines")
     p.add_argument("--truth", help="truth JSON file (to print the metrics)")
     p.add_argument("--original", help="original dataset file (to print the metrics)")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% intervals")
+    p.add_argument("--bootstrap", type=int_option("--bootstrap", 0, 100_000), default=1000,
+                   help="bootstrap resamples for the 95%% intervals")
     p.add_argument("--no-wmd", action="store_true", help="skip the WMD metric")
     p.add_argument("--metrics-csv", help="also write the metric rows to this CSV file")
     p.add_argument("--json", action="store_true",

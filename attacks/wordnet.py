@@ -142,8 +142,8 @@ def wordnet_documents(wordnet_dir: str | os.PathLike[str] = WORDNET_DIR,
                 payload = json.load(handle)
             if payload.get("stamp") == stamp and isinstance(payload.get("documents"), list):
                 return payload["documents"]
-        except (OSError, ValueError, EOFError):
-            pass  # rebuilt below
+        except (OSError, ValueError, EOFError, RecursionError, AttributeError):
+            pass  # rebuilt below (a damaged or planted cache file)
     from corpora.preprocess import preprocess_text
 
     cache: dict[str, str] = {}
@@ -156,9 +156,7 @@ def wordnet_documents(wordnet_dir: str | os.PathLike[str] = WORDNET_DIR,
                 tokens = preprocess_text(_parse_data_line(line), "", cache)
                 if tokens:
                     docs.append(tokens)
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cached.with_name(cached.name + f".{os.getpid()}.tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8") as handle:
-        json.dump({"stamp": stamp, "documents": docs}, handle)
-    os.replace(tmp, cached)
+    from corpora.cachefile import write_json_gz
+
+    write_json_gz(cached, {"stamp": stamp, "documents": docs})
     return docs

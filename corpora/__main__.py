@@ -14,8 +14,11 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     from corpora import cli
 
-    if not args:
-        cli.build_parser().print_help(sys.stderr)
+    if not args:  # like the other tools: the short usage and one error line, status 2
+        parser = cli.build_parser()
+        parser.print_usage(sys.stderr)
+        print(f"error: {parser.prog}: the following arguments are required: COMMAND "
+              "(list, stats, convert, build-text; --help for more)", file=sys.stderr)
         return 2
     return run_cli(cli.run, args)
 

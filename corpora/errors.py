@@ -18,7 +18,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
-__all__ = ["InputError", "ArgumentParser", "Terminated", "run_cli", "memory_message"]
+__all__ = ["InputError", "ArgumentParser", "Terminated", "run_cli", "memory_message", "register_temporary",
+           "forget_temporary", "TERMINATE_GRACE_SECONDS"]
 
 
 class InputError(ValueError):
@@ -42,6 +43,92 @@ class Terminated(BaseException):
     """Raised in a command line's main thread when the process receives SIGTERM (exit status 143)."""
 
 
+TERMINATE_GRACE_SECONDS = 1.0
+"""After SIGTERM, how long the command may take to stop on its own (the handler raises
+:class:`Terminated` as soon as Python code runs again) before the watchdog ends the process: a
+long numpy or pyarrow call does not return to Python code until it is done."""
+
+_TEMPORARY: set[str] = set()
+_WATCHING = False
+
+
+def register_temporary(path: str | os.PathLike[str]) -> None:
+    """Name a temporary file the SIGTERM watchdog removes if it has to end a stuck command."""
+    _TEMPORARY.add(os.fspath(path))
+
+
+def forget_temporary(path: str | os.PathLike[str]) -> None:
+    """The temporary file was renamed or removed: the watchdog leaves it alone."""
+    _TEMPORARY.discard(os.fspath(path))
+
+
+def _child_after_fork() -> None:
+    if _WATCHING:  # a forked worker keeps the default SIGTERM behaviour, not the parent's watchdog
+        with contextlib.suppress(ValueError, OSError):
+            signal.set_wakeup_fd(-1)
+
+
+os.register_at_fork(after_in_child=_child_after_fork)
+
+
+@contextlib.contextmanager
+def _sigterm_watchdog() -> Iterator[None]:
+    """End the process within :data:`TERMINATE_GRACE_SECONDS` of SIGTERM even when the main thread
+    is stuck in C code (numpy, pyarrow), where the Python-level handler cannot run: the C-level
+    handler writes the signal number to a socket (``signal.set_wakeup_fd``) that a daemon thread
+    reads; if the command has not stopped after the grace period, the thread removes the
+    registered temporary files, prints the one error line and exits with status 143."""
+    global _WATCHING
+    import socket
+
+    finished = threading.Event()
+    try:
+        reader, writer = socket.socketpair()
+    except OSError:
+        yield
+        return
+    writer.setblocking(False)
+    try:
+        previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except (ValueError, OSError):
+        reader.close()
+        writer.close()
+        yield
+        return
+
+    def watch() -> None:
+        while True:
+            try:
+                data = reader.recv(64)
+            except OSError:
+                return
+            if not data or finished.is_set():
+                return
+            if signal.SIGTERM in data and not finished.wait(TERMINATE_GRACE_SECONDS):
+                for path in list(_TEMPORARY):
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+                with contextlib.suppress(Exception):
+                    sys.stderr.write("error: terminated (SIGTERM); unfinished outputs were removed\n")
+                    sys.stderr.flush()
+                os._exit(143)
+
+    thread = threading.Thread(target=watch, name="sigterm-watchdog", daemon=True)
+    _WATCHING = True
+    thread.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        _WATCHING = False
+        with contextlib.suppress(ValueError, OSError):
+            signal.set_wakeup_fd(previous)
+        writer.close()
+        with contextlib.suppress(OSError):
+            reader.shutdown(socket.SHUT_RDWR)
+        reader.close()
+
+
 @contextlib.contextmanager
 def _sigterm_raises() -> Iterator[None]:
     """While the block runs, SIGTERM raises :class:`Terminated` in this process (main thread only).
@@ -63,7 +150,8 @@ def _sigterm_raises() -> Iterator[None]:
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:
-        yield
+        with _sigterm_watchdog():
+            yield
     finally:
         signal.signal(signal.SIGTERM, previous)
 

@@ -325,6 +325,8 @@ def _stream_spmf(path: Path, name: str, metadata: dict) -> TransactionDataset | 
             codes, uniques = pd.factorize(values, sort=False)
             table = ids.numbers
         else:
+            if _CONTROL_BYTES.search(block) is not None:
+                return False  # the whole-file reader names the line
             tokens = _ascii_spmf_tokens(block)
             if tokens is None:
                 return False
@@ -616,7 +618,7 @@ def _read_jsonl(text: str, path: str | Path) -> tuple[list[str], np.ndarray, int
     lines = [line for line in text.split("\n") if line.strip()]
     try:
         records = json.loads("[" + ",".join(lines) + "]")
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # bad JSON, nesting too deep, a number too long
         records = None
     if records is not None and len(records) == len(lines) and all(type(r) is list for r in records):
         flat, rows = _flatten(records)
@@ -624,7 +626,7 @@ def _read_jsonl(text: str, path: str | Path) -> tuple[list[str], np.ndarray, int
             distinct = set(flat) if len(flat) < 1000 else set(pd.unique(np.asarray(flat, dtype=object)))
         except TypeError:  # an unhashable term (a nested list or object): report it line by line
             distinct = {None}
-        if all(type(t) is str and t for t in distinct):
+        if all(type(t) is str and t and not _control_term(t) for t in distinct):
             return flat, rows, len(records)
     return _read_jsonl_lines(text, path)
 
@@ -635,15 +637,26 @@ def _read_jsonl_lines(text: str, path: str | Path) -> tuple[list[str], np.ndarra
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
+        if len(line) - len(line.lstrip("[")) > 1:  # nesting is never needed: refused before decoding
+            raise InputError(f"{path}:{lineno}: expected a flat JSON array of terms, found nested arrays")
         try:
             value = decode(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except RecursionError:
+            raise InputError(f"{path}:{lineno}: not valid JSON (nested too deeply)") from None
+        except ValueError:  # an integer literal of more than 4300 digits (Python's conversion limit)
+            raise InputError(f"{path}:{lineno}: a number of more than 4300 digits; terms are JSON strings "
+                             "(a long number is fine as a string)") from None
         if not isinstance(value, list):
             raise InputError(f"{path}:{lineno}: expected a JSON array of terms, got {type(value).__name__}")
         for term in value:
             if not isinstance(term, str) or not term:
-                raise InputError(f"{path}:{lineno}: term {term!r} is not a non-empty string")
+                shown = repr(term) if not isinstance(term, int) or term.bit_length() < 200 else "(a huge number)"
+                raise InputError(f"{path}:{lineno}: term {shown[:80]} is not a non-empty string")
+            if _control_term(term):
+                raise InputError(f"{path}:{lineno}: term {term[:60]!r} holds a control character; "
+                                 "terms hold printable text only")
         records.append(value)
     flat, rows = _flatten(records)
     return flat, rows, len(records)
@@ -749,6 +762,7 @@ def parse_dataset(
     if fmt == "long" and not declared:
         delimiter = "\t" if re.search(r"\.(tsv|tab)(\.gz)?$", source.lower()) else ","
     meta = {"path": source, "format": fmt, **(metadata or {})}
+    check_controls(data, source)
     if fmt == "spmf":
         fast = _numeric_spmf(data, name, meta)
         if fast is not None:
@@ -810,6 +824,29 @@ def _check_delimiter(fmt: str, delimiter: str | None) -> str:
     if fmt == "long" and delimiter == '"':
         raise InputError("the long format quotes fields with '\"'; it cannot be the delimiter")
     return delimiter
+
+
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""C0 control characters and DEL other than tab, line feed and carriage return (delimiters and line
+ends of the text formats). No format holds them in a term: SPMF, basket, kdd and long would write
+them raw, and readers (SPMF's own among them) refuse them; so every reader refuses them first."""
+
+_CONTROL_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""The same characters in a decoded term (a jsonl term may hold an escaped tab or line break, which
+the writers of the other formats refuse by name)."""
+
+
+def check_controls(data: bytes, source: str | Path) -> None:
+    """:class:`InputError` naming the line of the first control character of a text file (not tab or line ends)."""
+    found = _CONTROL_BYTES.search(data)
+    if found is not None:
+        line = data.count(b"\n", 0, found.start()) + 1
+        raise InputError(f"{source}:{line}: control character {chr(found.group()[0])!r} in the data; "
+                         "terms hold printable text only")
+
+
+def _control_term(term: str) -> bool:
+    return _CONTROL_TEXT.search(term) is not None
 
 
 # ---------------------------------------------------------------------------------------- writers

@@ -46,6 +46,7 @@ import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -262,13 +263,27 @@ def fetch_remote(
 def _download(entry: RemoteDataset, target: Path, sidecar: Path, timeout: float) -> None:
     import requests  # only needed when a download is requested
 
+    created = [p for p in (target.parent, *target.parent.parents) if not p.exists()]
     target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        _fetch(entry, target, sidecar, timeout, requests)
+    except BaseException:  # a failed download leaves no empty cache folder behind
+        for folder in created:  # innermost first; stops at the first one that is not empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def _fetch(entry: RemoteDataset, target: Path, sidecar: Path, timeout: float, requests: Any) -> None:
     digest = hashlib.sha256()
     try:
         with requests.get(entry.url, stream=True, timeout=(min(timeout, 10.0), timeout)) as response:
             if response.status_code != 200:
                 raise InputError(f"{entry.name}: fetching {entry.url} failed with HTTP {response.status_code}")
-            total = int(response.headers.get("Content-Length") or 0) or None
+            length = str(response.headers.get("Content-Length") or "")
+            total = int(length) if length.isdigit() and len(length) <= 18 else None
             with atomic_open(target, "wb") as handle, tqdm(total=total, unit="B", unit_scale=True,
                                                            desc=entry.name, disable=not sys.stderr.isatty()) as bar:
                 for block in response.iter_content(1 << 20):

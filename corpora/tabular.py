@@ -53,6 +53,15 @@ MAX_PARQUET_BYTES = 4 << 30
 MAX_TABLE_ROWS = 2**31 - 1
 """Most rows a parquet table or DataFrame may hold."""
 
+PARQUET_ROWS_PER_BYTE = 64
+"""Most rows (or list values) a parquet file may declare per byte of the file beyond the first
+:data:`PARQUET_FREE_ROWS`: a row of a transaction table carries at least a few bits even
+dictionary- and run-length-encoded (real tables hold well under 1 row per byte); a footer claiming
+more is refused before anything is allocated (a 123 KB file declaring 40M rows ran for minutes)."""
+
+PARQUET_FREE_ROWS = 1_000_000
+"""Rows any parquet file may declare whatever its size (reading them takes about a second)."""
+
 _USER_WORDS = frozenset({
     "user", "users", "userid", "uid", "customer", "customerid", "client", "clientid", "member", "visitor",
     "session", "sessionid", "person", "patient", "patientid", "household", "account", "transaction",
@@ -221,7 +230,7 @@ def _resolve_column(spec: str | int, header: list[str] | None, role: str, source
         if header.count(text) > 1:
             raise InputError(f"{source}: the header names column {text!r} more than once")
         return header.index(text)
-    if text.isdigit():
+    if text.isdigit() and len(text) <= 18:
         return int(text)
     if header is None:
         raise InputError(f"{source}: --{role}-column {text!r} is a name, but the file has no header; "
@@ -355,6 +364,7 @@ def parquet_tokens(
         raise InputError(f"{source}: not a readable parquet file ({str(exc).splitlines()[0][:100]})") from None
     if handle.metadata.num_rows > MAX_TABLE_ROWS:
         raise InputError(f"{source}: {handle.metadata.num_rows} rows, more than {MAX_TABLE_ROWS}")
+    _check_declared_rows(handle.metadata, size, source)
     schema = handle.schema_arrow
     names = list(schema.names)
     if item_column is None:
@@ -376,6 +386,20 @@ def parquet_tokens(
         raise InputError(f"{source}: cannot read columns {wanted} ({str(exc).splitlines()[0][:100]})") from None
     users = None if user_name is None else table.column(user_name)
     return _arrow_tokens(table.column(item_name), users, source, item_name)
+
+
+def _check_declared_rows(metadata: Any, size: int, source: str) -> None:
+    """Refuse a footer declaring more rows or values than a file of ``size`` bytes can plausibly hold."""
+    declared = max(0, int(metadata.num_rows))
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        for c in range(group.num_columns):
+            declared = max(declared, int(group.column(c).num_values))
+    limit = PARQUET_FREE_ROWS + PARQUET_ROWS_PER_BYTE * size
+    if declared > limit:
+        raise InputError(f"{source}: declares {declared} rows or values in {size} bytes, more than "
+                         f"{PARQUET_ROWS_PER_BYTE} per byte (+{PARQUET_FREE_ROWS}); a damaged or crafted file, "
+                         "refused before reading")
 
 
 def _plain_type(t: Any) -> bool:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from corpora.bounds import MAX_RECORDS, int_option
 from corpora.errors import ArgumentParser, InputError
 from corpora.files import check_output_paths
 
@@ -47,19 +48,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipeline", choices=PIPELINES, default="term-dropping",
                    help="term-dropping (default): full documents, density reached by dropping rare terms; thesis: "
                         "~20 terms per transaction, density reached by choosing documents (AlShuhail2021 ch. 5)")
-    p.add_argument("--transactions", type=int, default=200,
+    p.add_argument("--transactions", type=int_option("--transactions", 2, MAX_RECORDS), default=200,
                    help="thesis pipeline: number of transactions (default: 200)")
     p.add_argument("--density", type=float, default=None,
                    help="type-token density to reach within 0.02 (default: none, full transactions)")
-    p.add_argument("--topics", type=int, default=None, help="number of NMF topics to fit (default: none)")
+    p.add_argument("--topics", type=int_option("--topics", 1, 10_000), default=None,
+                   help="number of NMF topics to fit (default: none)")
     p.add_argument("--select-topics", type=_topic_list, default=None,
                    help="keep the documents of these topics, e.g. 0,3 (needs --topics)")
-    p.add_argument("--top-n", type=int, default=None, help="keep at most N terms per document by TF-IDF")
+    p.add_argument("--top-n", type=int_option("--top-n", 1, 10**6), default=None,
+                   help="keep at most N terms per document by TF-IDF")
     p.add_argument("--part", choices=PARTS, default="all",
                    help="all documents, the attacked part or the reference part (default: all)")
     p.add_argument("--reference-share", type=float, default=0.3,
                    help="share of documents in the reference part (default: 0.3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split and the topic model (default: 0)")
+    p.add_argument("--seed", type=int_option("--seed", 0, 2**32 - 1), default=0,
+                   help="seed of the split and the topic model (default: 0)")
     p.add_argument("-o", "--output", required=True, help="output JSON lines file (a .meta.json is written beside it)")
 
 

@@ -109,7 +109,6 @@ def _disk_cache(name: str, stamp: Any, build: Any) -> Any:
     stamp differs or the file is unreadable. Written to a temporary file and renamed."""
     import gzip
     import json
-    import os
 
     from corpora.registry import default_cache_dir
 
@@ -122,15 +121,13 @@ def _disk_cache(name: str, stamp: Any, build: Any) -> Any:
             payload = json.loads(text)
             if isinstance(payload, dict) and payload.get("stamp") == stamp:
                 return payload["value"]
-    except (OSError, ValueError, EOFError, KeyError):
+    except (OSError, ValueError, EOFError, KeyError, RecursionError):
         pass
     value = build()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with gzip.open(tmp, "wt", encoding="utf-8") as handle:
-            json.dump({"stamp": stamp, "value": value}, handle)
-        os.replace(tmp, path)
+        from corpora.cachefile import write_json_gz
+
+        write_json_gz(path, {"stamp": stamp, "value": value})
     except OSError:
         pass  # an unwritable cache only costs time
     return value

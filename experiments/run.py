@@ -14,6 +14,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from corpora.bounds import int_option, scheduler_address
 from corpora.errors import ArgumentParser, InputError, run_cli
 from corpora.files import check_output_paths
 from experiments.grid import RUN_PARAMS, parse_only
@@ -27,13 +28,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(error_prefix="experiments.run", prog="python -m experiments.run",
                        description="Run a sweep of disassociation experiments.")
     p.add_argument("sweep", help="the sweep file (YAML)")
-    p.add_argument("--jobs", "-j", type=int, default=None, help="local worker processes (default: the file's jobs, 1)")
+    p.add_argument("--jobs", "-j", type=int_option("--jobs", 1, LIMITS.jobs), default=None,
+                   help="local worker processes (default: the file's jobs, 1)")
     p.add_argument("--dry-run", action="store_true", help="list the runs and whether they are cached; run nothing")
     p.add_argument("--only", action="append", default=[], metavar="KEY=VALUE",
                    help=f"run only matching runs (repeatable; keys: {', '.join(RUN_PARAMS)})")
     p.add_argument("--results", default="results", metavar="DIR", help="results root (default: results)")
     p.add_argument("--executor", choices=("local", "dask"), default=None, help="override the file's executor")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="dask scheduler address (implies dask)")
+    p.add_argument("--scheduler", type=scheduler_address, default=None, metavar="ADDRESS",
+                   help="dask scheduler address, [tcp://]HOST:PORT (implies dask)")
     p.add_argument("--retry-failed", action="store_true", help="run the cached failed runs again")
     p.add_argument("--no-plots", action="store_true", help="write the table only")
     return p

@@ -287,8 +287,8 @@ def _run_dask(task: Task, pending: Sequence[Run], progress: _Progress, scheduler
     if scheduler:
         try:
             client = Client(scheduler, timeout="20s")
-        except OSError as exc:
-            raise InputError(f"dask scheduler {scheduler}: cannot connect ({exc})") from None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InputError(f"dask scheduler {scheduler}: cannot connect ({str(exc)[:120]})") from None
     else:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
@@ -356,6 +356,15 @@ def run_sweep(
     scheduler = scheduler or spec.scheduler
     if executor not in ("local", "dask"):
         raise InputError(f"executor {executor!r}: allowed values: local, dask")
+    if scheduler is not None:  # before the lock and any work: an address Dask cannot parse is one line
+        import argparse
+
+        from corpora.bounds import scheduler_address
+
+        try:
+            scheduler = scheduler_address(str(scheduler))
+        except argparse.ArgumentTypeError as exc:
+            raise InputError(f"scheduler: {exc}") from None
     directory = Path(results_root) / spec.name
     runs_dir = directory / "runs"
     with contextlib.ExitStack() as stack:
@@ -395,6 +404,7 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
              plots: bool) -> SweepResult:
     """Run the pending runs and write the table, figures and archive (the caller holds the lock)."""
     runs_dir = directory / "runs"
+    made_runs_dir = not runs_dir.exists()
     try:
         runs_dir.mkdir(exist_ok=True)
     except OSError as exc:
@@ -410,9 +420,16 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
                 _run_processes(task, pending, progress, jobs)
             else:
                 _run_serial(task, pending, progress)
-    finally:
+    except BaseException:
         bar.close()
-        progress.flush()
+        if progress.executed:  # interrupted after some runs: their table is written, the sweep resumes
+            progress.flush()
+        elif made_runs_dir:  # failed before any run (e.g. no scheduler): nothing is left behind
+            with contextlib.suppress(OSError):
+                runs_dir.rmdir()
+        raise
+    bar.close()
+    progress.flush()
     result = SweepResult(spec.name, directory, len(selected), len(selected) - len(pending), progress.executed,
                          progress.failed, csv_path, errors=list(progress.errors))
     result.errors.extend(f"run {k}: {records[k]['error']} (cached)" for k in (r.key for r in selected)

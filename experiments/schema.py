@@ -1117,6 +1117,20 @@ class _BoundedLoader(_SafeBase):
         finally:
             self._depth -= 1
 
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        """A mapping whose keys are distinct: a repeated key is refused (YAML says keys are unique;
+        PyYAML would keep the last value silently, so a sweep would run other settings than it shows)."""
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = (key_node.tag, key_node.value) if isinstance(key_node, yaml.ScalarNode) else None
+            if key is None:
+                continue
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {_show_text(str(key_node.value))}", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
 
 def _read_yaml(p: Path) -> Any:
     """The YAML document of a sweep file, within :data:`LIMITS` (InputError otherwise)."""

@@ -99,7 +99,7 @@ def test_same_seed_same_bytes(tmp_path, fig2):
     (["-k", "3", "-m", "2", "--max-cluster-size", "4"], "max cluster size 4 is below 2k - 1 = 5"),
     (["-k", "11", "-m", "2", "--max-cluster-size", "21"], "fewer than k"),
     (["-k", "2", "-m", "2", "--max-cluster-size", "5", "--horpart", "greedy"], "invalid choice"),
-    (["-k", "x", "-m", "2", "--max-cluster-size", "5"], "invalid int"),
+    (["-k", "x", "-m", "2", "--max-cluster-size", "5"], "k must be an integer"),
     (["-k", "2"], "-m is required"),
     (["-k", "2", "-m", "2", "--max-cluster-size", "5", "--format", "xml"], "--format: invalid choice: .xml."),
 ])
