@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from corpora.errors import InputError
+from corpora.errors import InputError, forget_temporary, register_temporary
 
 __all__ = ["atomic_open", "atomic_files", "write_text_atomic", "write_json_atomic", "check_output_paths",
            "not_regular", "parse_json", "iter_bounded", "read_bounded", "read_text_bounded", "stale_temp_files"]
@@ -137,6 +137,7 @@ def atomic_files(specs: Sequence[tuple[str | os.PathLike[str], str]], encoding: 
         for path, mode in specs:
             target, tmp, fd = _open_temp(path)
             temps.append((target, tmp))
+            register_temporary(tmp)  # the SIGTERM watchdog removes it if it has to end a stuck command
             try:
                 handles.append(os.fdopen(fd, mode, encoding=None if "b" in mode else encoding))
             except BaseException:
@@ -154,6 +155,7 @@ def atomic_files(specs: Sequence[tuple[str | os.PathLike[str], str]], encoding: 
                 _before_rename(target)
             _refuse_not_regular(target)
             os.replace(tmp, target)
+            forget_temporary(tmp)
     except BaseException:
         for handle in handles:
             with contextlib.suppress(OSError, ValueError):
@@ -161,6 +163,7 @@ def atomic_files(specs: Sequence[tuple[str | os.PathLike[str], str]], encoding: 
         for _, tmp in temps:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+            forget_temporary(tmp)
         raise
 
 
