@@ -41,8 +41,9 @@ only.
 one :class:`InputError` (exit status 2 on the command line, as for every command that reads a
 release): unreadable, not JSON, not an object, another format, a wrong type or range (k >= 2,
 m >= 1, positive sizes adding up to at most 2**31 - 1, sub-records and term chunks as lists of
-non-empty strings, the known optional parameters), a missing key, an id that is not unique, a
-child not defined before its joint cluster or in two joint clusters, a chunk with more
+non-empty strings, the known optional parameters; a seed, ``params.seed``, ``params.safe_seed`` or
+any key naming one, is refused: it replays the random choices that hide the records), a missing
+key, an id that is not unique, a child not defined before its joint cluster or in two joint clusters, a chunk with more
 sub-records than its cluster has records (a shared chunk: than the records of its joint
 cluster's leaves). Each of the following is a violation (what the engine's own parser would
 silently fix is reported, not fixed): a sub-record that repeats a term, an empty sub-record, a
@@ -262,6 +263,10 @@ def _parse_params(params: Any, fatal: list[str]) -> tuple[int | None, int | None
         fatal.append(f"params.m must be an integer >= 1, got {_short(m)}")
         m = None
     for key, value in params.items():
+        if "seed" in key.lower():
+            fatal.append(f"params.{key} is a seed, which must never be published (it replays the random choices "
+                         "that hide the records)")
+            continue
         want = _OPTIONAL_PARAMS.get(key)
         if want is int and not (_is_int(value) and value >= (k or 2)):
             fatal.append(f"params.{key} must be an integer >= k, got {_short(value)}")
