@@ -97,7 +97,8 @@ def near_anonymous_releases(draw, max_size: int = 4):
     shared = [_repeated(draw, draw(st.sampled_from([["s"], ["s", "u"], ["a", "s"], ["a", "b"]])), k, capacity)]
     joints = [{"id": "J0", "children": [c["id"] for c in clusters[:cut]], "shared_chunks": shared}]
     if cut < n_leaves:
-        upper = [_repeated(draw, draw(st.sampled_from([["w"], ["s", "w"], ["b", "w"]])), k, capacity + clusters[-1]["size"])]
+        dom = draw(st.sampled_from([["w"], ["s", "w"], ["b", "w"]]))
+        upper = [_repeated(draw, dom, k, capacity + clusters[-1]["size"])]
         joints.append({"id": "J1", "children": ["J0", clusters[-1]["id"]], "shared_chunks": upper})
     return {"format": "disassociated/1", "params": {"k": k, "m": m}, "clusters": clusters,
             "joint_clusters": joints}
