@@ -47,6 +47,7 @@ the sufficient conditions and counted as such.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -135,15 +136,19 @@ def build_components(clusters: Sequence[tuple[str, int, Sequence[Sequence[Sequen
         parent.update(children)
         pos = {leaf: i for i, leaf in enumerate(below[jid])}
         made = []
+        jterms = {t for ch in chunks for s in ch for t in s}
+        listers: dict[str, set[int]] = {}  # term of this joint's chunks -> positions of the leaves listing it
+        for leaf, i in pos.items():
+            for t in jterms.intersection(listed[leaf]):
+                listers.setdefault(t, set()).add(i)
         for j, chunk in enumerate(chunks):
             subs = tuple(frozenset(s) for s in chunk)
             terms = {t for s in subs for t in s}
-            blocked = {t: frozenset(i for leaf, i in pos.items() if t in listed[leaf]) for t in terms}
             made.append(SharedChunk(f"joint cluster {jid} shared chunk {j}", (), subs,
-                                    {t: b for t, b in blocked.items() if b}))
+                                    {t: frozenset(listers[t]) for t in terms if t in listers}))
         shared_of[jid] = made
         for leaf in below[jid]:
-            listed[leaf].update(t for ch in chunks for s in ch for t in s)
+            listed[leaf].update(jterms)
     out = []
     for cid, _, _, _ in clusters:
         if cid not in parent:
@@ -409,24 +414,26 @@ def _placement(types: Sequence[tuple[int, tuple[int, ...]]], sizes: Mapping[int,
     leaves: greedily (the most constrained types first, each sub-record to the allowed leaf with
     the most free records), else by max flow; None if there is none."""
     free = dict(sizes)
-    out: dict[tuple[int, int], int] = {(i, p): 0 for i, (_, allowed) in enumerate(types) for p in allowed}
+    out: Counter = Counter()
     for i in sorted(range(len(types)), key=lambda i: len(types[i][1])):
         n, allowed = types[i]
-        for _ in range(n):
-            p = max(allowed, key=lambda q: free[q], default=None)
-            if p is None or free[p] == 0:
-                break
-            free[p] -= 1
-            out[(i, p)] += 1
-        else:
-            continue
-        break
+        heap = [(-free[q], q) for q in allowed if free[q]]
+        heapq.heapify(heap)
+        while n and heap:
+            f, q = heapq.heappop(heap)
+            free[q] -= 1
+            out[(i, q)] += 1
+            n -= 1
+            if f < -1:
+                heapq.heappush(heap, (f + 1, q))
+        if n:
+            break
     else:
         return out
     graph, need = _flow_network([(n, allowed, False) for n, allowed in types], sizes, None, 0)
     if _max_flow(graph, "s", "t") != need:
         return None
-    return {(i, p): graph[("l", p)].get(("k", i), 0) for i, (_, allowed) in enumerate(types) for p in allowed}
+    return Counter({(i, p): graph[("l", p)].get(("k", i), 0) for i, (_, allowed) in enumerate(types) for p in allowed})
 
 
 def prove_component(comp: Component, k: int, m: int) -> str | None:
@@ -529,28 +536,37 @@ def _shared_chunk_provable(comp: Component, sc: SharedChunk, k: int, m: int) -> 
         for r in range(1, min(m, len(items)) + 1):
             for x in itertools.combinations(items, r):
                 holders.setdefault(x, set()).add(i)
+    here_of: dict[int, list[int]] = {p: [] for p in sc.leaves}
+    for i, (_, _, allowed) in enumerate(kinds):
+        for p in allowed:
+            here_of[p].append(i)
+    by_here: dict[frozenset[int], list[int]] = {}  # leaves grouped by the sub-records that may go there
     for p in sc.leaves:
-        here = {i for i, (_, _, allowed) in enumerate(kinds) if p in allowed}
+        by_here.setdefault(frozenset(here_of[p]), []).append(p)
+    for here, leaves in by_here.items():
         if not here:
             continue
-        if sizes[p] < k:
+        wanted_sets = {frozenset(idx & here) for idx in holders.values() if not idx.isdisjoint(here)}
+        if any(sum(kinds[i][1] for i in wanted) < k for wanted in wanted_sets):
             return False
-        wanted_sets = {frozenset(idx & here) for idx in holders.values() if idx & here}
-        for wanted in wanted_sets:
-            if sum(kinds[i][1] for i in wanted) < k:
+        for p in leaves:
+            if sizes[p] < k:
                 return False
-            per_group: Counter = Counter()
-            for i in wanted:
-                per_group[group_of[i]] += kinds[i][1]
-            a = sum(min(placed[(g, p)], n) for g, n in per_group.items())
-            if a + sizes[p] - load[p] >= k:
-                continue
-            types = []
-            for allowed, idx in groups:
-                for flag in (True, False):
-                    n = sum(kinds[i][1] for i in idx if (i in wanted) == flag)
-                    if n:
-                        types.append((n, allowed, flag))
-            if not _placeable(types, sizes, p, k):
-                return False
+            if sizes[p] - load[p] >= k:
+                continue  # k free records: a + f >= k for every wanted set
+            for wanted in wanted_sets:
+                per_group: Counter = Counter()
+                for i in wanted:
+                    per_group[group_of[i]] += kinds[i][1]
+                a = sum(min(placed[(g, p)], n) for g, n in per_group.items())
+                if a + sizes[p] - load[p] >= k:
+                    continue
+                types = []
+                for allowed, idx in groups:
+                    for flag in (True, False):
+                        n = sum(kinds[i][1] for i in idx if (i in wanted) == flag)
+                        if n:
+                            types.append((n, allowed, flag))
+                if not _placeable(types, sizes, p, k):
+                    return False
     return True
