@@ -89,8 +89,9 @@ def _peek_format(path: str) -> str | None:
 
 
 VERIFY_HELP = ("Check Guarantee 1 of a release (Terrovitis2012): k^m-anonymous record chunks, Lemma 2 for every "
-               "cluster, Property 1, structure, and an exact search of the valid reconstructions of small "
-               "components; a generalized/1 release (apriori, diffpart) gets a brute-force k^m check.")
+               "cluster, Property 1, structure, and every component decided: an exact search of its valid "
+               "reconstructions, or a proven sufficient condition; else it is 'unproven' (exit 3, not OK; "
+               "exit 1 on a violation); a generalized/1 release (apriori, diffpart) gets a brute-force k^m check.")
 
 
 def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,7 +106,9 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    """``verify``: print OK or one line per violation; exit 0 if ok, 1 if not."""
+    """``verify``: print OK or one line per violation, then per unproven component; exit 0 if
+    Guarantee 1 is proven (OK), 1 on a violation, 3 when nothing is violated but some component is
+    unproven (neither searched exactly nor passing the proven condition: not OK either)."""
     from anonymizer.verify import verify_file
 
     if _peek_format(args.release) == "generalized/1":
@@ -121,10 +124,10 @@ def run_verify(args: argparse.Namespace) -> int:
               + (f" (k={greport.k}, m={greport.m})" if greport.k is not None else ""))
         return 0 if greport.ok else 1
     report = verify_file(args.release, exact=args.exact, exact_max_records=args.exact_max_records)
-    for line in report.violations:
+    for line in report.violations + report.unproven:
         print(line)
     print(f"{report.summary()}: {args.release} (k={report.k}, m={report.m})")
-    return 0 if report.ok else 1
+    return 0 if report.ok else 1 if report.violations else 3
 
 
 RECONSTRUCT_HELP = "Sample one dataset of the inverse transformation (Terrovitis2012 section 5)."

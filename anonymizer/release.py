@@ -14,8 +14,9 @@ work starts (:meth:`Release.from_dict`): the file is read with a size bound, mus
 nested no deeper than the format needs, ``params.k >= 2`` and ``params.m >= 1`` are integers,
 every field has its type, cluster sizes are positive integers that hold the sub-records listed
 in each of their chunks, and all cluster sizes together stay below :data:`MAX_RECORDS`. A release
-written by an older version that still carries ``params.seed`` loads; the seed is dropped (it
-was public, so such a release should be made again).
+whose params carry a seed (``seed``, ``safe_seed``, any key naming a seed: it fixes the random
+choices that hide the records) is refused with one line: older versions published it, and such
+a release must be made again (issue 22; the truth file keeps its seeds and reads as before).
 
 A truth file written with its release records the SHA-256 of the release's JSON form
 (``release_sha256``: the bytes of the JSON release file as this package writes it; for a parquet
@@ -232,7 +233,7 @@ class Release:
     def from_dict(cls, obj: Any, source: str = "release") -> Release:
         """Parse and validate a release object; raises :class:`InputError` naming what is wrong.
 
-        A ``params.seed`` of an older version's release is dropped (see the module docstring).
+        A release whose params carry a seed is refused (see the module docstring).
         """
         if not isinstance(obj, Mapping):
             raise InputError(f"{source}: expected a JSON object")
@@ -305,7 +306,12 @@ def _short(value: object) -> str:
 def _parse_params(raw: Any, source: str) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise InputError(f"{source}: 'params' must be an object")
-    params = {key: value for key, value in raw.items() if key != "seed"}  # older releases published it
+    for key in raw:
+        if isinstance(key, str) and "seed" in key.lower():
+            raise InputError(f"{source}: params.{key} is a seed, which must never be published (it replays the "
+                             "random choices that hide the records); keep it in the truth file and make the "
+                             "release again")
+    params = dict(raw)
     k, m = params.get("k"), params.get("m")
     if not _is_int(k) or k < 2:
         raise InputError(f"{source}: params.k must be an integer >= 2, got {_short(k)}")

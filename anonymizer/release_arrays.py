@@ -173,7 +173,7 @@ def _check_chunks(chunk_off: np.ndarray, sub_off: np.ndarray, term_off: np.ndarr
 def validate(a: ReleaseArrays, source: str = "release") -> ReleaseArrays:
     """Check every bound of ``a`` (module docstring); raise one :class:`InputError` line naming what is wrong.
 
-    Returns ``a`` with ``params`` as :meth:`Release.from_dict` keeps them (an old ``seed`` dropped).
+    Returns ``a`` with ``params`` as :meth:`Release.from_dict` keeps them (a seed in them is refused).
     """
     a.params = _parse_params(a.params, source)
     for name in ("cluster_size", "chunk_off", "sub_off", "term_off", "term_chunk_off", "child_off", "children",

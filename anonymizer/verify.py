@@ -41,8 +41,9 @@ only.
 one :class:`InputError` (exit status 2 on the command line, as for every command that reads a
 release): unreadable, not JSON, not an object, another format, a wrong type or range (k >= 2,
 m >= 1, positive sizes adding up to at most 2**31 - 1, sub-records and term chunks as lists of
-non-empty strings, the known optional parameters), a missing key, an id that is not unique, a
-child not defined before its joint cluster or in two joint clusters, a chunk with more
+non-empty strings, the known optional parameters; a seed, ``params.seed``, ``params.safe_seed`` or
+any key naming one, is refused: it replays the random choices that hide the records), a missing
+key, an id that is not unique, a child not defined before its joint cluster or in two joint clusters, a chunk with more
 sub-records than its cluster has records (a shared chunk: than the records of its joint
 cluster's leaves). Each of the following is a violation (what the engine's own parser would
 silently fix is reported, not fixed): a sub-record that repeats a term, an empty sub-record, a
@@ -72,7 +73,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from anonymizer.exact import EXACT_MAX_RECORDS, Component, build_components, check_component
+from anonymizer.exact import (
+    EXACT_MAX_RECORDS,
+    MAX_SPREADS,
+    Component,
+    build_components,
+    check_component,
+    prove_component,
+)
 from corpora.errors import InputError
 from corpora.files import parse_json, read_text_bounded
 
@@ -91,41 +99,50 @@ MAX_ITEMSETS_PER_CHUNK = 5
 
 @dataclass
 class VerifyReport:
-    """Result of :func:`verify`: ``ok`` is True exactly when ``violations`` is empty."""
+    """Result of :func:`verify`: ``ok`` is True exactly when ``violations`` and ``unproven`` are
+    both empty, i.e. Guarantee 1 is proven for every component."""
 
     ok: bool
     violations: list[str] = field(default_factory=list)
+    unproven: list[str] = field(default_factory=list)
+    """One line per component (or itemset) neither searched exactly nor proven: not OK, not a violation."""
     clusters_checked: int = 0
     chunks_checked: int = 0
     components_exact: int = 0
     """Components whose valid reconstructions were searched exactly."""
-    components_sufficient: int = 0
-    """Components judged by the sufficient conditions only (too large, or structurally broken)."""
+    components_proven: int = 0
+    """Components that pass the proven sufficient condition :func:`anonymizer.exact.prove_component`."""
+    components_unproven: int = 0
+    """Components neither searched nor proven (unproven, or structurally broken: a violation)."""
     k: int | None = None
     m: int | None = None
 
     def __repr__(self) -> str:
         return (f"VerifyReport(ok={self.ok}, violations={len(self.violations)}, k={self.k}, m={self.m}, "
                 f"clusters_checked={self.clusters_checked}, chunks_checked={self.chunks_checked}, "
-                f"components_exact={self.components_exact})")
+                f"components_exact={self.components_exact}, components_proven={self.components_proven}, "
+                f"unproven={len(self.unproven)})")
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as plain Python values."""
         return asdict(self)
 
     def to_frame(self) -> Any:
-        """One row per violation (a pandas DataFrame with the column ``violation``; empty when ok)."""
+        """One row per violation, then per unproven line (a DataFrame, column ``violation``; empty when ok)."""
         import pandas as pd
 
-        return pd.DataFrame({"violation": list(self.violations)}, dtype=object)
+        return pd.DataFrame({"violation": list(self.violations) + list(self.unproven)}, dtype=object)
 
     def summary(self) -> str:
         """One line: OK or the number of violations, with the counts of what was checked."""
         what = (f"{self.clusters_checked} clusters, {self.chunks_checked} chunks; components: "
-                f"{self.components_exact} exact, {self.components_sufficient} sufficient conditions only")
+                f"{self.components_exact} exact, {self.components_proven} proven, {self.components_unproven} undecided")
         if self.ok:
             return f"OK ({what})"
-        return f"{len(self.violations)} violation(s) ({what})"
+        if not self.violations:
+            return f"unproven: {len(self.unproven)} line(s), no violation found ({what})"
+        more = f", {len(self.unproven)} unproven" if self.unproven else ""
+        return f"{len(self.violations)} violation(s){more} ({what})"
 
 
 @dataclass
@@ -151,6 +168,9 @@ class _Parsed:
     joints: list[_Joint]
     unsound: set[str]
     """Ids of clusters and joint clusters with a structural violation (no exact search there)."""
+    flagged: set[str] = field(default_factory=set)
+    """Ids of clusters and joint clusters with a chunk violation (k^m, Lemma 2, Property 1): their
+    component fails already, so it is decided further only when it is small."""
 
 
 def _fmt(itemset: Iterable[str]) -> str:
@@ -243,6 +263,10 @@ def _parse_params(params: Any, fatal: list[str]) -> tuple[int | None, int | None
         fatal.append(f"params.m must be an integer >= 1, got {_short(m)}")
         m = None
     for key, value in params.items():
+        if "seed" in key.lower():
+            fatal.append(f"params.{key} is a seed, which must never be published (it replays the random choices "
+                         "that hide the records)")
+            continue
         want = _OPTIONAL_PARAMS.get(key)
         if want is int and not (_is_int(value) and value >= (k or 2)):
             fatal.append(f"params.{key} must be an integer >= k, got {_short(value)}")
@@ -356,12 +380,14 @@ def _chunk_terms(chunk: Sequence[Sequence[str]]) -> set[str]:
     return {t for sub in chunk for t in sub}
 
 
-def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, unsound: set[str]) -> str | None:
+def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, unsound: set[str],
+                   flagged: set[str]) -> str | None:
     """Check one cluster's chunks into ``out``; returns its Lemma 2 failure line, if any (reported
     only when its component is not searched exactly, see :func:`verify`)."""
     name = f"cluster {c.id}"
     term_chunk = set(c.term_chunk)
     seen: dict[str, int] = {}
+    before = len(out)
     for j, chunk in enumerate(c.record_chunks):
         where = f"{name} record chunk {j}"
         for t in sorted(_chunk_terms(chunk)):
@@ -375,6 +401,8 @@ def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, un
                 unsound.add(c.id)
         if k is not None and m is not None:
             _report_itemsets(out, where, km_violations(chunk, k, m), k)
+    if len(out) > before:
+        flagged.add(c.id)
     if k is None or m is None or not c.size:
         return None
     # Lemma 2 (Terrovitis2012 section 5) on the published term chunk, for every cluster.
@@ -403,6 +431,7 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
         t_r = frozenset().union(*(record_terms[ch] | inner_terms.get(ch, frozenset()) for ch in joint.children))
         record_terms[joint.id] = frozenset().union(*(record_terms[ch] for ch in joint.children))
         owner: dict[str, int] = {}
+        before = len(out)
         for j, chunk in enumerate(joint.shared_chunks):
             chunks += 1
             where = f"{name} shared chunk {j}"
@@ -425,6 +454,8 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
                         f"so it must be k-anonymous, but {len(bad)} distinct sub-record(s) appear fewer than k={k} "
                         f"times, e.g. {_fmt(bad[0][0])} x{bad[0][1]}"
                     )
+        if len(out) > before:
+            p.flagged.add(joint.id)
         inner_terms[joint.id] = frozenset(owner).union(*(inner_terms.get(ch, frozenset()) for ch in joint.children))
     return chunks
 
@@ -441,29 +472,49 @@ def _roots(p: _Parsed) -> dict[str, str]:
     return root
 
 
-def _exact(out: list[str], p: _Parsed, exact: bool, max_records: int) -> tuple[set[str], int, int]:
-    """Search the components exactly where asked (module docstring); returns the ids of the
-    clusters in searched components, the number of components searched, and the number left to
-    the sufficient conditions."""
+FALLBACK_SPREADS = 20_000
+"""A component that is not small and fails the proven condition is still searched exactly if it
+has at most this many spreads (:mod:`anonymizer.exact`); beyond that it is unproven."""
+
+
+def _exact(out: list[str], unproven: list[str], p: _Parsed, exact: bool,
+           max_records: int) -> tuple[set[str], int, int, int]:
+    """Decide every component (module docstring, "Deciding the components"); returns the ids of
+    the clusters in components searched because they are small (Lemma 2 is not reported there),
+    and the numbers of components searched exactly, proven by
+    :func:`anonymizer.exact.prove_component`, and not decided (unproven, or structurally broken)."""
     root = _roots(p)
-    records: Counter = Counter()
     broken = {root[node] for node in p.unsound if node in root}
-    for c in p.clusters:
-        records[root[c.id]] += c.size
+    failing = {root[node] for node in p.flagged if node in root}
     n_components = len(set(root.values()))
     if p.k is None or p.m is None:
-        return set(), 0, n_components
+        return set(), 0, 0, n_components
     k, m = p.k, p.m
-    chosen = {r for r, n in records.items() if r not in broken and (exact or n <= max_records)}
     comps = build_components(
-        [(c.id, c.size, c.record_chunks, c.term_chunk) for c in p.clusters if root[c.id] in chosen],
-        [(j.id, j.children, j.shared_chunks) for j in p.joints if root[j.id] in chosen])
+        [(c.id, c.size, c.record_chunks, c.term_chunk) for c in p.clusters if root[c.id] not in broken],
+        [(j.id, j.children, j.shared_chunks) for j in p.joints if root[j.id] not in broken])
     searched: dict[str, Component] = {}
+    proven: dict[str, Component] = {}
     low: dict[frozenset[str], list[tuple[str, int]]] = {}
+    done: set[str] = set()
     for comp in comps:
-        result = check_component(comp, m, below=k)
+        small = exact or comp.n_records <= max_records
+        result = check_component(comp, m, below=k) if small else None
+        if result is not None:
+            done.update(leaf.id for leaf in comp.leaves)
+        elif comp.root in failing:
+            continue  # a violation fails it already: nothing to decide
         if result is None:
-            continue
+            why = prove_component(comp, k, m)
+            if why is None:
+                proven[comp.root] = comp
+                continue
+            if not small:
+                result = check_component(comp, m, below=k, max_spreads=FALLBACK_SPREADS)
+            if result is None:
+                unproven.append(f"{comp.name}: unproven: the sufficient condition fails ({why}) and its "
+                                f"{comp.n_records} records have too many valid reconstructions to search")
+                continue
         top = comp.root
         searched[top] = comp
         if not result.feasible:
@@ -473,14 +524,18 @@ def _exact(out: list[str], p: _Parsed, exact: bool, max_records: int) -> tuple[s
         for itemset, n in result.below(k):
             low.setdefault(itemset, []).append((top, n))
     if low:
-        _report_low(out, p, root, searched, low, k, m)
-    done = {leaf.id for comp in searched.values() for leaf in comp.leaves}
-    return done, len(searched), n_components - len(searched)
+        _report_low(out, unproven, p, root, searched, proven, low, k, m)
+    return done, len(searched), len(proven), n_components - len(searched) - len(proven)
 
 
-def _report_low(out: list[str], p: _Parsed, root: dict[str, str], searched: dict[str, Component],
+def _report_low(out: list[str], unproven: list[str], p: _Parsed, root: dict[str, str],
+                searched: dict[str, Component], proven: dict[str, Component],
                 low: dict[frozenset[str], list[tuple[str, int]]], k: int, m: int) -> None:
-    """Add up an itemset's largest supports over the components; report those below k."""
+    """Add up an itemset's largest supports over the components; report those below k. An
+    itemset whose terms all occur in a component that was not searched is looked up there with
+    the exact search (at most :data:`FALLBACK_SPREADS` spreads), else it is unproven; in a
+    component neither searched nor proven (broken or unproven) it is left: the verdict already
+    fails there."""
     wanted = {t for itemset in low for t in itemset}
     holders: dict[str, set[str]] = {t: set() for t in wanted}
     for c in p.clusters:
@@ -489,19 +544,26 @@ def _report_low(out: list[str], p: _Parsed, root: dict[str, str], searched: dict
     for j in p.joints:
         for t in wanted & set().union(*(_chunk_terms(ch) for ch in j.shared_chunks)):
             holders[t].add(root[j.id])
+    decidable = {**searched, **proven}
     recheck: dict[str, set[frozenset[str]]] = {}
     undecided: set[frozenset[str]] = set()
     for itemset, where in low.items():
         others = set.intersection(*(holders[t] for t in itemset)) - {top for top, _ in where}
         for top in others:
-            if top in searched:
+            if top in decidable:
                 recheck.setdefault(top, set()).add(itemset)
             else:
                 undecided.add(itemset)
     extra: Counter = Counter()
     for top, itemsets in recheck.items():
-        result = check_component(searched[top], m, only=itemsets)
-        if result is not None and result.feasible:
+        result = check_component(decidable[top], m, only=itemsets,
+                                 max_spreads=MAX_SPREADS if top in searched else FALLBACK_SPREADS)
+        if result is None:
+            for itemset in sorted(itemsets, key=sorted)[:MAX_ITEMSETS_PER_CHUNK]:
+                unproven.append(f"{decidable[top].name}: unproven: itemset {_fmt(itemset)} stays below k={k} "
+                                "elsewhere and whether it occurs here is not decided (too many reconstructions)")
+            undecided |= itemsets
+        elif result.feasible:
             extra.update({s: n for s, n in result.max_support.items() if s in itemsets})
     failing = []
     for itemset, where in low.items():
@@ -538,14 +600,17 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
     parsed = _parse(obj, source, out, trusted)
     lemma2 = {}
     for c in parsed.clusters:
-        line = _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound)
+        line = _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound, parsed.flagged)
         if line:
             lemma2[c.id] = line
+            parsed.flagged.add(c.id)
     chunks = sum(len(c.record_chunks) for c in parsed.clusters) + _check_joints(out, parsed)
-    searched, n_exact, n_sufficient = _exact(out, parsed, exact, exact_max_records)
-    out.extend(line for cid, line in lemma2.items() if cid not in searched)
-    return VerifyReport(ok=not out, violations=out, clusters_checked=len(parsed.clusters), chunks_checked=chunks,
-                        components_exact=n_exact, components_sufficient=n_sufficient, k=parsed.k, m=parsed.m)
+    unproven: list[str] = []
+    decided, n_exact, n_proven, n_unproven = _exact(out, unproven, parsed, exact, exact_max_records)
+    out.extend(line for cid, line in lemma2.items() if cid not in decided)
+    return VerifyReport(ok=not out and not unproven, violations=out, unproven=unproven,
+                        clusters_checked=len(parsed.clusters), chunks_checked=chunks, components_exact=n_exact,
+                        components_proven=n_proven, components_unproven=n_unproven, k=parsed.k, m=parsed.m)
 
 
 def _plain(release: Any) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 :func:`audit` runs, on one release:
 
 1. **Guarantee 1**: the project's independent verifier (:mod:`anonymizer.verify`: k^m-anonymity,
-   Lemma 2, Property 1, an exact search of small components). A violation always fails the audit.
+   Lemma 2, Property 1, an exact search of small components). A violation always fails the audit;
+   so does a component the verifier can neither search nor prove (its detail says "unproven").
 2. **Cover problems and PEM** (Awad2019 Definition 3, section 5.1.1; :mod:`attacks.cover`): the
    share of record chunks with a cover problem that another record chunk of their cluster can be
    linked to. Fails when PEM exceeds ``max_pem`` (default 0: any such chunk fails, as safe
@@ -137,7 +138,7 @@ class AuditReport:
         for c in self.checks:
             if c.status == "skipped" or c.value is None:
                 continue
-            counts = {"Guarantee 1": "violations", "identifiers": "terms"}
+            counts = {"Guarantee 1": "violations or unproven", "identifiers": "terms"}
             share = c.name not in counts
             value = f"{c.value:.2%}" if share else f"{c.value:g} {counts[c.name]}"
             limit = ("no threshold" if c.threshold is None else
@@ -204,6 +205,9 @@ class AuditReport:
         if self.guarantee1.get("violations"):
             lines += ["", "## Guarantee 1 violations (first ones)", ""]
             lines += [f"- {_cell(v)}" for v in self.guarantee1["violations"]]
+        if self.guarantee1.get("unproven"):
+            lines += ["", "## Guarantee 1 unproven (first ones)", ""]
+            lines += [f"- {_cell(v)}" for v in self.guarantee1["unproven"]]
         lines += ["", "## Semantic attack", "", self.semantic.get("summary", "")]
         lines += ["", "## Recommendations", ""]
         lines += [f"- {r}" for r in self.recommendations]
@@ -304,8 +308,9 @@ def audit(
     if original is not None:
         check_original(rel, original, label="--original")
     g1 = verify(path if path is not None else rel)
-    checks = [AuditCheck("Guarantee 1", "pass" if g1.ok else "fail", float(len(g1.violations)), 0.0,
-                         g1.summary())]
+    # an unproven component fails the check too; its detail (the summary) says "unproven", not "violation"
+    checks = [AuditCheck("Guarantee 1", "pass" if g1.ok else "fail", float(len(g1.violations) + len(g1.unproven)),
+                         0.0, g1.summary())]
     screen = screen_terms(rel.terms())
     id_status = "pass" if screen.clean else ("info" if allow_identifiers else "fail")
     checks.append(AuditCheck("identifiers", id_status, float(screen.count), 0.0,
@@ -362,6 +367,7 @@ def audit(
         records=rel.n_records, clusters=len(rel.clusters), record_chunks=cover.record_chunks,
         knowledge_from=knowledge_from,
         guarantee1={"ok": g1.ok, "violations": g1.violations[:_SHOWN_VIOLATIONS], "count": len(g1.violations),
+                    "unproven": g1.unproven[:_SHOWN_VIOLATIONS], "unproven_count": len(g1.unproven),
                     "summary": g1.summary()},
         cover=cover_info, attackers=attackers, semantic=sem, checks=checks, identifiers=screen.to_dict(),
         original_source=original_source)
@@ -403,7 +409,12 @@ def _recommend(report: AuditReport, max_pem: float | None, max_vulnerable: float
     where = "" if report.original_source else " (INPUT: the original, with the options it was read with)"
     out: list[str] = []
     failed = {c.name for c in report.checks if c.status == "fail"}
-    if not report.guarantee1["ok"]:
+    if not report.guarantee1["ok"] and not report.guarantee1["count"]:
+        out.append(f"Do not publish yet: Guarantee 1 is unproven ({report.guarantee1.get('unproven_count', 0)} "
+                   "line(s)): no violation was found, but the verifier could neither search those components "
+                   "exactly nor prove them; run python -m anonymizer verify --exact on the release, or make it "
+                   "again with a smaller --max-cluster-size.")
+    elif not report.guarantee1["ok"]:
         out.append("Do not publish: the release breaks k^m-anonymity or the structure of Guarantee 1 "
                    f"({report.guarantee1['count']} violation(s)); make it again with python -m anonymizer and "
                    "run python -m anonymizer verify on it.")

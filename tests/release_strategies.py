@@ -63,3 +63,42 @@ def per_cluster(release: dict, records) -> list[list[frozenset]]:
         out.append([frozenset(r) for r in records[start:start + c["size"]]])
         start += c["size"]
     return out
+
+
+def _repeated(draw, dom, k, max_subs):
+    """Sub-records over ``dom``, each distinct one listed about k times (sometimes fewer), at most ``max_subs``."""
+    subs = []
+    for _ in range(draw(st.integers(1, 2))):
+        kind = sorted(draw(st.frozensets(st.sampled_from(dom), min_size=1, max_size=2)))
+        subs += [kind] * (k - 1 if draw(st.integers(0, 7)) == 0 else draw(st.integers(k, k + 2)))
+    return subs[:max_subs]
+
+
+@st.composite
+def near_anonymous_releases(draw, max_size: int = 4):
+    """A tiny release whose chunks are (nearly) k^m-anonymous and whose shared chunks are (nearly)
+    k-anonymous: two or three leaves of k..max_size records under one joint cluster, sometimes a
+    second, nested one; the kind of release the sufficient condition of
+    :func:`anonymizer.exact.prove_component` can prove (or just fail to)."""
+    k = 2
+    m = draw(st.integers(1, 2))
+    clusters = []
+    n_leaves = draw(st.integers(2, 3))
+    for ci in range(n_leaves):
+        size = draw(st.integers(k, max_size))
+        dom = [t for t in POOL[:5] if draw(st.booleans())] or ["a"]
+        cut_dom = draw(st.integers(1, len(dom)))
+        chunks = ([_repeated(draw, dom[:cut_dom], k, size)] if draw(st.integers(0, 4)) else []) + (
+            [_repeated(draw, dom[cut_dom:], k, size)] if dom[cut_dom:] and draw(st.booleans()) else [])
+        term_chunk = ["f"] if draw(st.booleans()) else []
+        clusters.append({"id": f"P{ci}", "size": size, "record_chunks": chunks, "term_chunk": term_chunk})
+    cut = 2 if n_leaves == 3 and draw(st.booleans()) else n_leaves
+    capacity = sum(c["size"] for c in clusters[:cut])
+    shared = [_repeated(draw, draw(st.sampled_from([["s"], ["s", "u"], ["a", "s"], ["a", "b"]])), k, capacity)]
+    joints = [{"id": "J0", "children": [c["id"] for c in clusters[:cut]], "shared_chunks": shared}]
+    if cut < n_leaves:
+        dom = draw(st.sampled_from([["w"], ["s", "w"], ["b", "w"]]))
+        upper = [_repeated(draw, dom, k, capacity + clusters[-1]["size"])]
+        joints.append({"id": "J1", "children": ["J0", clusters[-1]["id"]], "shared_chunks": upper})
+    return {"format": "disassociated/1", "params": {"k": k, "m": m}, "clusters": clusters,
+            "joint_clusters": joints}

@@ -1,5 +1,5 @@
 """Crash hygiene (issue 15): SIGTERM removes temporary files, SIGKILL leftovers are cleaned by the next
-write, running out of memory is one line, older releases with a published seed still load."""
+write, running out of memory is one line, older releases with a published seed are refused."""
 
 from __future__ import annotations
 
@@ -127,14 +127,19 @@ def test_output_checks_compare_resolved_paths_and_hard_links(tmp_path):
                        {"input": data, "name": "kosarak10k"})
 
 
-def test_release_of_an_older_version_with_a_seed_loads_without_it(tmp_path):
-    obj = fig2b().to_dict()
-    obj["params"]["seed"] = 7
-    path = tmp_path / "old.json"
-    path.write_text(json.dumps(obj), encoding="utf-8")
-    release = load_release(path)
-    assert "seed" not in release.params and release == Release.from_json(fig2b().to_dict())
-    assert anonymizer_main(["verify", str(path)]) == 0
+def test_release_of_an_older_version_with_a_seed_is_refused(tmp_path, capsys):
+    """Issue 22: a published seed replays the random choices; such a release must be made again
+    (it used to load with the seed dropped, and verify said OK without a word)."""
+    for key in ("seed", "safe_seed"):
+        obj = fig2b().to_dict()
+        obj["params"][key] = 7
+        path = tmp_path / "old.json"
+        path.write_text(json.dumps(obj), encoding="utf-8")
+        with pytest.raises(InputError, match=f"params.{key} is a seed"):
+            load_release(path)
+        assert anonymizer_main(["verify", str(path)]) == 2
+        assert f"params.{key} is a seed" in capsys.readouterr().err
+    assert Release.from_json(fig2b().to_dict()) == fig2b()
 
 
 def test_truth_keeps_its_seeds_and_older_truths_load(tmp_path):

@@ -222,10 +222,11 @@ def test_a_damaged_parquet_file_is_one_error_line(tmp_path, content):
         load_release(path)
 
 
-def test_a_release_whose_old_params_hold_a_seed_loads_without_it(tmp_path):
+def test_a_release_whose_old_params_hold_a_seed_is_refused(tmp_path):
     path = tmp_path / "old.parquet"
     pq.write_table(_table(params={"k": 3, "m": 2, "seed": 7}), path)
-    assert "seed" not in read_release_parquet(path).params
+    with pytest.raises(InputError, match="params.seed is a seed"):
+        read_release_parquet(path)
 
 
 def test_validate_refuses_arrays_of_the_wrong_kind():

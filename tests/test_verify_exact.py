@@ -47,7 +47,7 @@ G1 = re.compile(r"Guarantee 1 fails: itemset \{(.*)\} reaches at most (\d+) reco
 def test_verify_exact_reports_what_the_oracle_finds(obj):
     feasible, bad = guarantee1_violations(obj)
     report = verify(obj, exact=True)
-    assert report.components_sufficient == 0
+    assert (report.components_proven, report.components_unproven, report.unproven) == (0, 0, [])
     lines = [v for v in report.violations if "Guarantee 1" in v]
     if not feasible:
         assert any("no valid reconstruction" in v for v in lines)
@@ -90,9 +90,10 @@ def test_shared_sub_record_never_lands_where_its_term_is_listed():
 
 
 def test_supports_add_up_over_components():
-    """{a} reaches one record in each of two lone clusters: two records in all, k=2 is kept;
-    with the second cluster too large to search, the first one's {a} is left to the sufficient
-    conditions instead of being reported ({b} occurs in P1 only: still reported)."""
+    """{a} reaches one record in each of two lone clusters: two records in all, k=2 is kept. With
+    the second cluster too large for the automatic search, its k^m violation ({a} in 1 sub-record)
+    fails the release already, so it is not decided further (undecided), and the first one's {a}
+    is not reported as a Guarantee 1 failure ({b} occurs in P1 only: still reported)."""
     obj = release([("P1", 2, [[["a"]], [["b"]] * 2], []), ("P2", 2, [[["a"]], [["c"]] * 2], [])], k=2, m=1)
     assert verify(obj).violations == [f"cluster {c} record chunk 0: itemset {{a}} appears in 1 sub-record(s), "
                                       "fewer than k=2" for c in ("P1", "P2")]
@@ -106,7 +107,7 @@ def test_supports_add_up_over_components():
     lines = [v for v in report.violations if "Guarantee 1" in v]
     assert lines == ["cluster P1: Guarantee 1 fails: itemset {b} reaches at most 2 record(s) in any valid "
                      "reconstruction, fewer than k=3"]
-    assert (report.components_exact, report.components_sufficient) == (1, 1)
+    assert (report.components_exact, report.components_proven, report.components_unproven) == (1, 0, 1)
     assert verify(obj, exact=True).components_exact == 2
 
 

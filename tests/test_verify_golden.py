@@ -90,7 +90,7 @@ def test_lemma2_example1_is_reported():
     # Terrovitis2012 Example 1 / Figure 4b: size 5, C1 = {a} x3, C2 = {b, c} x3, empty term chunk.
     rel = Release({"k": 3, "m": 2}, [Cluster("P", 5, [[("a",)] * 3, [("b", "c")] * 3], [])])
     sufficient = verify(rel, exact_max_records=0)
-    assert len(sufficient.violations) == 1 and sufficient.components_sufficient == 1
+    assert len(sufficient.violations) == 1 and sufficient.components_unproven == 1  # fails already: not decided
     assert "cluster P: Lemma 2 fails" in sufficient.violations[0] and "5 + k*(h-1) = 8" in sufficient.violations[0]
     # the exact search (5 records: searched by default) decides instead, and confirms the example:
     # {a, b} and {a, c} reach one record in the only valid reconstruction
@@ -98,7 +98,7 @@ def test_lemma2_example1_is_reported():
     assert report.violations == [
         f"cluster P: Guarantee 1 fails: itemset {{a, {x}}} reaches at most 1 record(s) in any valid "
         "reconstruction, fewer than k=3" for x in "bc"]
-    assert report.components_exact == 1 and report.components_sufficient == 0
+    assert report.components_exact == 1 and report.components_proven == 0
     # a non-empty term chunk satisfies Lemma 2
     rel.clusters[0].term_chunk = ["z"]
     assert verify(rel).ok
@@ -122,7 +122,9 @@ def test_cluster_without_any_chunk_content_fails_lemma2():
     rel.clusters[0].size = 2
     assert verify(rel).violations == ["cluster P: Guarantee 1 fails: itemset {z} reaches at most 2 record(s) in "
                                       "any valid reconstruction, fewer than k=3"]
-    assert verify(rel, exact_max_records=0).ok
+    # not searched for its size, the cluster is still decided (issue 22: Lemma 2 and k^m-anonymity
+    # alone accepted it, though 2 records cannot give z to k=3 of them)
+    assert verify(rel, exact_max_records=0).violations == verify(rel).violations
 
 
 def test_lemma2_is_judged_on_the_published_term_chunk():
@@ -135,7 +137,7 @@ def test_lemma2_is_judged_on_the_published_term_chunk():
     assert report.violations == [
         "cluster P: Lemma 2 fails: 6 non-empty sub-records in 2 record chunk(s) < size 5 + k*(h-1) = 8 "
         "(h=min(m,v)=2) and the term chunk is empty"]
-    assert report.components_sufficient == 1
+    assert report.components_unproven == 1  # the violation fails it: it is not decided further
 
 
 def test_issue9_refine_case_fails_guarantee1_exactly():

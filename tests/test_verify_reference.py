@@ -4,6 +4,7 @@ import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reconstruction_oracle import guarantee1_violations
 
 from anonymizer.release import Cluster, JointCluster, Release
 from anonymizer.verify import km_violations, verify
@@ -49,11 +50,15 @@ def test_single_cluster_verdict_matches_reference(data, k, m):
         if subs:
             record_chunks.append(subs)
     cluster = Cluster("P", size, [[tuple(sorted(s)) for s in ch] for ch in record_chunks], term_chunk)
-    report = verify(Release({"k": k, "m": m}, [cluster]), exact_max_records=0)  # the sufficient conditions
+    release = Release({"k": k, "m": m}, [cluster])
+    report = verify(release, exact_max_records=0)  # not searched for its size: Lemma 2 is reported
     km_ok = all(not reference_km_bad(ch, k, m) for ch in record_chunks)
     v = len(record_chunks)
     lemma2_ok = bool(term_chunk) or sum(len(ch) for ch in record_chunks) >= size + k * (max(1, min(m, v)) - 1)
-    assert report.ok == (km_ok and lemma2_ok), report.violations
+    # A lone cluster is always decided (the proven condition, else its one spread is searched), so
+    # a cluster smaller than k is no longer accepted on Lemma 2 and k^m-anonymity alone.
+    feasible, bad = guarantee1_violations(release.to_dict())
+    assert report.ok == (km_ok and lemma2_ok and feasible and not bad), report.violations
 
 
 @settings(max_examples=40, deadline=None)
