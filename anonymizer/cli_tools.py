@@ -35,6 +35,7 @@ from typing import Any
 
 from anonymizer.release import load_release
 from anonymizer.seeds import seed_argument
+from corpora.bounds import MAX_RECORDS, int_option
 from corpora.cli_options import add_reading_options, reading_options
 from corpora.dataset import TransactionDataset
 from corpora.errors import InputError
@@ -48,21 +49,8 @@ __all__ = ["main", "load_input_dataset", "add_verify_arguments", "run_verify", "
 COMMANDS = ("verify", "reconstruct", "utility", "convert")
 
 
-def _nonneg_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
-
-
-def _pos_int(text: str) -> int:
-    value = _nonneg_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+MAX_RECONSTRUCTIONS = 10_000
+"""Most reconstructions ``utility`` averages (each is a full pass over the release)."""
 
 
 def load_input_dataset(spec: str, **options: Any) -> TransactionDataset:
@@ -101,7 +89,8 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("release", help="release file (JSON or parquet)")
     parser.add_argument("--exact", action="store_true",
                         help="search every component exactly, whatever its size (may be slow on large ones)")
-    parser.add_argument("--exact-max-records", type=_nonneg_int, default=EXACT_MAX_RECORDS, metavar="N",
+    parser.add_argument("--exact-max-records", type=int_option("--exact-max-records", 0, MAX_RECORDS),
+                        default=EXACT_MAX_RECORDS, metavar="N",
                         help=f"search components of at most N records exactly (default {EXACT_MAX_RECORDS}; 0: none)")
 
 
@@ -171,17 +160,20 @@ def add_utility_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("release", help="release file (JSON or parquet)")
     parser.add_argument("--format", choices=FORMATS, default=None, help="format of INPUT (default: by extension)")
     add_reading_options(parser, what="INPUT")
-    parser.add_argument("--reconstructions", type=_pos_int, default=1, help="reconstructions to average (default 1)")
-    parser.add_argument("--top-k", type=_pos_int, default=1000, help="K of tKd (default 1000)")
+    parser.add_argument("--reconstructions", type=int_option("--reconstructions", 1, MAX_RECONSTRUCTIONS), default=1,
+                        help="reconstructions to average (default 1)")
+    parser.add_argument("--top-k", type=int_option("--top-k", 1, MAX_RECORDS), default=1000,
+                        help="K of tKd (default 1000)")
     parser.add_argument("--seed", type=seed_argument, default=0, help="seed of the first reconstruction (default 0)")
-    parser.add_argument("--re-range", type=_nonneg_int, nargs=2, default=None, metavar=("START", "END"),
+    parser.add_argument("--re-range", type=int_option("--re-range", 0, MAX_RECORDS), nargs=2, default=None,
+                        metavar=("START", "END"),
                         help="0-based, half-open support ranks of the re terms (default 200 220; with fewer "
                              "distinct terms in INPUT, the last 20 ranks it has)")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     parser.add_argument("--hierarchy", default=None, metavar="FILE",
                         help="hierarchy for tKd-ML^2 (item;parent;...;top per line); default: the release's own "
                              "(apriori, diffpart) or a balanced tree of --fanout over the original's items")
-    parser.add_argument("--fanout", type=_pos_int, default=None,
+    parser.add_argument("--fanout", type=int_option("--fanout", 1, MAX_RECORDS), default=None,
                         help="fan-out of the automatic hierarchy for tKd-ML^2 (default 5)")
     parser.add_argument("--before", default=None, metavar="RELEASE",
                         help="for a safe RELEASE: the release it was made from (same INPUT, options and --seed, "

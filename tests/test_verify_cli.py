@@ -134,7 +134,7 @@ def test_utility_safe_bad_input_is_one_line_exit_2(safe_files, files, capsys, ar
     (["reconstruct", "REL", "--seed", "-1", "-o", "out.jsonl"], "non-negative"),
     (["reconstruct", "REL"], "-o/--output"),
     (["reconstruct", "REL", "--term-rule", "many", "-o", "x.jsonl"], "invalid choice"),
-    (["utility", "DATA", "REL", "--reconstructions", "0"], "positive integer"),
+    (["utility", "DATA", "REL", "--reconstructions", "0"], "an integer from 1 to"),
     (["utility", "DATA", "REL", "--re-range", "5", "2"], "END (2) must exceed START (5)"),
     (["utility", "DATA", "REL", "--re-range", "200", "220"], "--re-range 200 220: the original dataset has only 12"),
     (["utility", "DATA", "REL", "--re-range", "0", "13"], "--re-range 0 13"),
