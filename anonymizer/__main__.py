@@ -3,7 +3,7 @@
 One argparse parser with a subparser per command, so ``python -m anonymizer --help`` lists every
 command and ``python -m anonymizer COMMAND --help`` gives its options. ``anonymize`` is the
 default: ``python -m anonymizer INPUT -k 3 -m 2 ...`` means ``python -m anonymizer anonymize INPUT
-...``. Parsing errors are one :class:`~corpora.errors.InputError` line (exit status 2).
+...``. Parsing errors are one :class:`~corpora.common.errors.InputError` line (exit status 2).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from corpora.errors import ArgumentParser, run_cli
+from corpora.common.errors import ArgumentParser, run_cli
 
 SUBCOMMANDS = ("verify", "reconstruct", "utility", "convert")
 COMMANDS = ("anonymize", *SUBCOMMANDS)
@@ -20,8 +20,8 @@ COMMANDS = ("anonymize", *SUBCOMMANDS)
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``python -m anonymizer`` and its five commands."""
-    from anonymizer import cli, cli_tools
-
+    from anonymizer.cli import anonymize as cli
+    from anonymizer.cli import tools as cli_tools
     top = ArgumentParser(prog="python -m anonymizer",
                          description="Anonymize set-valued data by disassociation (Terrovitis2012) or a baseline, and "
                                      "check, sample or score the release. Without a command, 'anonymize' is meant: "

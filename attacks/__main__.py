@@ -11,18 +11,18 @@ import argparse
 import importlib
 import sys
 
-from corpora.errors import ArgumentParser, run_cli
+from corpora.common.errors import ArgumentParser, run_cli
 
 COMMANDS = {
-    "cover": ("attacks.cover_cli",
+    "cover": ("attacks.cli.cover",
               "cover problems, Barakat2016 Algorithm 1's breaches (strong, moderate, weak attacker), Awad2019's PEM"),
-    "semantic": ("attacks.semantic_cli",
+    "semantic": ("attacks.cli.semantic",
                  "the semantic attack of AlShuhail2021: reconstruct records by term relatedness, beside its random, "
                  "blind and oracle baselines"),
-    "audit": ("attacks.audit_cli",
+    "audit": ("attacks.cli.audit",
               "is a release safe to publish? Guarantee 1, PEM, the three attackers, a quick semantic attack, "
               "recommendations; exit 1 when a threshold is crossed"),
-    "score": ("attacks.score_cli",
+    "score": ("attacks.cli.score",
               "a relatedness scorer's scores of word pairs, and its correlation with human scores"),
 }
 

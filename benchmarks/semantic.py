@@ -3,7 +3,7 @@
 Text-like transactions are drawn from the GloVe vocabulary (words ranked 200-20,200 by frequency,
 split into 200 topics of 100 words; a transaction picks a topic and draws 4-12 words, 80% from its
 topic and 20% from anywhere, with a Zipf-like preference for frequent words), disassociated with
-``anonymizer.disassociate`` (k=3, m=2, max cluster size 12, REFINE off), then attacked. GloVe is
+``anonymizer.disassociation.pipeline`` (k=3, m=2, max cluster size 12, REFINE off), then attacked. GloVe is
 loaded once before the timings. Peak memory is the process's peak RSS so far (GloVe included).
 
     python benchmarks/semantic.py [--sizes 1000 10000 100000] [--seed 0]
@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from anonymizer.disassociate import disassociate
-from attacks.scorers import EmbeddingScorer, load_embeddings
-from attacks.semantic import run_semantic_attack
+from anonymizer.disassociation.pipeline import disassociate
+from attacks.semantic.scorers import EmbeddingScorer, load_embeddings
+from attacks.semantic.attack import run_semantic_attack
 from corpora.dataset import TransactionDataset
 
 

@@ -1,19 +1,18 @@
 """`python -m corpora list|stats|convert|build-text ...`: named datasets, statistics, text building.
 
-The parser (one subcommand each, full help) is :func:`corpora.cli.build_parser`.
+The parser (one subcommand each, full help) is :func:`corpora.cli.main.build_parser`.
 """
 
 from __future__ import annotations
 
 import sys
 
-from corpora.errors import run_cli
+from corpora.common.errors import run_cli
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    from corpora import cli
-
+    from corpora.cli import main as cli
     if not args:  # like the other tools: the short usage and one error line, status 2
         parser = cli.build_parser()
         parser.print_usage(sys.stderr)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from corpora.errors import InputError
+from corpora.common.errors import InputError
 
 __all__ = ["DatasetStats", "TransactionDataset"]
 
@@ -108,12 +108,12 @@ class TransactionDataset:
         item: str | int | None = None,
         name: str = "",
     ) -> TransactionDataset:
-        """Build a dataset from a pandas DataFrame (:func:`corpora.formats.dataset_from_frame`).
+        """Build a dataset from a pandas DataFrame (:func:`corpora.io.formats.dataset_from_frame`).
 
         Long rows (``user`` groups them into records, ``item`` holds one term a row) or one list of
         terms a row in ``item``. The user values only group rows; they are not kept.
         """
-        from corpora.formats import dataset_from_frame  # formats imports this module
+        from corpora.io.formats import dataset_from_frame  # formats imports this module
 
         return dataset_from_frame(frame, user=user, item=item, name=name)
 

@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corpora.errors import InputError, run_cli
-from corpora.files import write_text_atomic
+from corpora.common.errors import InputError, run_cli
+from corpora.common.files import write_text_atomic
 from experiments.metrics import ALL_METRICS
 
 __all__ = ["TRENDS", "Claim", "ClaimResult", "evaluate_claim", "claims_table", "update_readme", "main"]

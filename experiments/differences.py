@@ -21,8 +21,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from corpora.errors import InputError, run_cli
-from corpora.files import check_output_paths, write_text_atomic
+from corpora.common.errors import InputError, run_cli
+from corpora.common.files import check_output_paths, write_text_atomic
 
 __all__ = ["difference_table", "main"]
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from anonymizer.disassociate import validate_parameters
-from corpora.errors import InputError
+from anonymizer.disassociation.pipeline import validate_parameters
+from corpora.common.errors import InputError
 from experiments.schema import GRID_PARAMS, LIMITS, DatasetSpec, KExpr, SweepSpec
 
 __all__ = ["RUN_PARAMS", "Run", "expand_points", "expand_runs", "filter_runs", "parse_only", "run_key"]

@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from corpora.errors import InputError
+from corpora.common.errors import InputError
 
 __all__ = ["LOCK_NAME", "die_with_parent", "results_lock"]
 

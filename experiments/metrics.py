@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from anonymizer.horpart import HORPART_STRATEGIES
-from anonymizer.verpart import VERPART_STRATEGIES
-from attacks.knowledge import ATTACKERS as ATTACK_KNOWLEDGE
-from attacks.selectors import SELECTORS as SEMANTIC_SELECTORS
+from anonymizer.disassociation.horpart import HORPART_STRATEGIES
+from anonymizer.disassociation.verpart import VERPART_STRATEGIES
+from attacks.cover.knowledge import ATTACKERS as ATTACK_KNOWLEDGE
+from attacks.semantic.selectors import SELECTORS as SEMANTIC_SELECTORS
 
 __all__ = [
     "ALL_METRICS",
@@ -35,8 +35,8 @@ HORPARTS = HORPART_STRATEGIES
 VERPARTS = VERPART_STRATEGIES
 ATTACKERS = ATTACK_KNOWLEDGE
 SELECTORS = SEMANTIC_SELECTORS
-CHUNKS = ("both", "record", "term")  # attacks.semantic.CHUNK_PARTS, the default first
-ANONYMIZERS = ("disassociation", "apriori", "diffpart")  # anonymizer.cli.METHODS
+CHUNKS = ("both", "record", "term")  # attacks.semantic.attack.CHUNK_PARTS, the default first
+ANONYMIZERS = ("disassociation", "apriori", "diffpart")  # anonymizer.cli.anonymize.METHODS
 
 
 @dataclass(frozen=True)

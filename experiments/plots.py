@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from corpora.files import atomic_open, write_text_atomic
+from corpora.common.files import atomic_open, write_text_atomic
 from experiments.grid import RUN_PARAMS, Run
 from experiments.metrics import ALL_METRICS
 from experiments.schema import PlotSpec, SweepSpec

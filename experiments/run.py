@@ -14,9 +14,9 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from corpora.bounds import int_option, scheduler_address
-from corpora.errors import ArgumentParser, InputError, run_cli
-from corpora.files import check_output_paths
+from corpora.common.bounds import int_option, scheduler_address
+from corpora.common.errors import ArgumentParser, InputError, run_cli
+from corpora.common.files import check_output_paths
 from experiments.grid import RUN_PARAMS, parse_only
 from experiments.runner import run_sweep
 from experiments.schema import LIMITS, load_sweep
@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.jobs is not None and not 1 <= args.jobs <= LIMITS.jobs:
         raise InputError(f"--jobs {args.jobs}: must be between 1 and {LIMITS.jobs}")
-    # a MemoryError of this process becomes one line in run_cli (corpora.errors.memory_message)
+    # a MemoryError of this process becomes one line in run_cli (corpora.common.errors.memory_message)
     spec = load_sweep(args.sweep)
     only = parse_only(args.only)
     executor = "dask" if args.scheduler else args.executor

@@ -38,8 +38,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from corpora.errors import InputError, memory_message
-from corpora.files import atomic_open, write_json_atomic, write_text_atomic
+from corpora.common.errors import InputError, memory_message
+from corpora.common.files import atomic_open, write_json_atomic, write_text_atomic
 from experiments.grid import RUN_PARAMS, Run, expand_runs, filter_runs
 from experiments.guard import die_with_parent, results_lock
 from experiments.schema import DatasetSpec, SweepSpec
@@ -214,7 +214,7 @@ class SweepResult:
     report_path: Path | None = None
     zip_path: Path | None = None
     stand_ins: list[str] = field(default_factory=list)
-    """Each stand-in dataset's statistics beside its paper's (:func:`corpora.shaped.compare`)."""
+    """Each stand-in dataset's statistics beside its paper's (:func:`corpora.synthetic.shaped.compare`)."""
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
 
@@ -359,7 +359,7 @@ def run_sweep(
     if scheduler is not None:  # before the lock and any work: an address Dask cannot parse is one line
         import argparse
 
-        from corpora.bounds import scheduler_address
+        from corpora.common.bounds import scheduler_address
 
         try:
             scheduler = scheduler_address(str(scheduler))
@@ -436,7 +436,7 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
                          if k in records and records[k]["status"] == "error" and
                          not any(e.startswith(f"run {k}:") for e in progress.errors))
     if plots:
-        from corpora.shaped import describe_stand_ins
+        from corpora.synthetic.shaped import describe_stand_ins
         from experiments.plots import write_figures_and_report
 
         result.stand_ins = describe_stand_ins(r.config["dataset"]["names"][0] for r in selected

@@ -3,7 +3,7 @@
 A sweep declares what to vary (datasets, text densities, dataset sizes, the disassociation
 parameters k, m and the maximum cluster size delta, the anonymizer options), which attacks to run
 on every release, which metrics to keep, the seeds, and which figures to draw. Every mistake is
-reported as one :class:`~corpora.errors.InputError` line that names the file, the key path
+reported as one :class:`~corpora.common.errors.InputError` line that names the file, the key path
 (``plots[2].group_by``), what is wrong and the allowed values, with a "did you mean" suggestion
 for a mistyped key.
 
@@ -55,9 +55,9 @@ from typing import Any
 
 import yaml
 
-from corpora.errors import InputError
-from corpora.files import read_text_bounded
-from corpora.messages import show
+from corpora.common.errors import InputError
+from corpora.common.files import read_text_bounded
+from corpora.common.messages import show
 from experiments.claims import TRENDS, Claim
 from experiments.metrics import (
     ALL_METRICS,
@@ -183,7 +183,7 @@ class Limits:
 LIMITS = Limits()
 
 def _show(value: Any) -> str:
-    """A short repr of a value for an error message (see :func:`corpora.messages.show`)."""
+    """A short repr of a value for an error message (see :func:`corpora.common.messages.show`)."""
     return show(value)
 
 
@@ -426,7 +426,7 @@ class DatasetSpec:
 
     ``names`` is the preference list of registry names or paths (the first that loads offline is
     used: a cached BMS-WebView file before its kosarak stand-in); ``text`` is a text source of
-    ``corpora.text`` built at each requested ``density``. ``records`` (a list) takes the first N
+    ``corpora.text.api`` built at each requested ``density``. ``records`` (a list) takes the first N
     records, for size sweeps. ``seed`` fixes the text build's sample (default: the run's seed).
     ``grid`` overrides grid parameters for this dataset only (one sweep can sweep delta on
     kosarak and k on a text build); ``attacks`` picks which of the sweep's attacks run on it
@@ -605,11 +605,11 @@ _TEXT_FIXED = ("source", "density", "seed")
 
 
 def _check_text_options(ctx: _Ctx, opts: Mapping[str, Any], path: str) -> None:
-    """Options of a text build must be keyword parameters of ``corpora.text.build_text_dataset``."""
+    """Options of a text build must be keyword parameters of ``corpora.text.api.build_text_dataset``."""
     try:
         import inspect
 
-        from corpora.text import build_text_dataset
+        from corpora.text.api import build_text_dataset
     except ImportError:  # the text pipeline is not installed: the run reports it
         return
     params = [p for p in inspect.signature(build_text_dataset).parameters if p not in _TEXT_FIXED]
@@ -754,63 +754,63 @@ def _parse_attacks(ctx: _Ctx, value: Any) -> dict[str, dict[str, Any]]:
         cov = value["cover"]
         if cov is True:
             cov = {}
-        cov = _as_mapping(ctx, cov, "attacks.cover")
-        _check_keys(ctx, cov, _COVER_KEYS, "attacks.cover")
+        cov = _as_mapping(ctx, cov, "attacks.cover.detector")
+        _check_keys(ctx, cov, _COVER_KEYS, "attacks.cover.detector")
         attackers = _as_list(cov.get("attackers", ["strong"]))
         if not attackers:
-            raise ctx.fail("attacks.cover.attackers", f"expected a non-empty list of: {_allowed(ATTACKERS)}")
-        attackers = [_choice(ctx, a, f"attacks.cover.attackers[{i}]", ATTACKERS) for i, a in enumerate(attackers)]
-        _unique(ctx, attackers, "attacks.cover.attackers")
-        share = _number(ctx, cov.get("moderate_share", 0.5), "attacks.cover.moderate_share", 0.0, 1.0, low_open=True)
+            raise ctx.fail("attacks.cover.detector.attackers", f"expected a non-empty list of: {_allowed(ATTACKERS)}")
+        attackers = [_choice(ctx, a, f"attacks.cover.detector.attackers[{i}]", ATTACKERS) for i, a in enumerate(attackers)]
+        _unique(ctx, attackers, "attacks.cover.detector.attackers")
+        share = _number(ctx, cov.get("moderate_share", 0.5), "attacks.cover.detector.moderate_share", 0.0, 1.0, low_open=True)
         out["cover"] = {"attackers": attackers, "moderate_share": share}
     if value.get("semantic") is not None:
         sem = value["semantic"]
         if sem is True:
             sem = {}
-        sem = _as_mapping(ctx, sem, "attacks.semantic")
-        _check_keys(ctx, sem, _SEMANTIC_KEYS, "attacks.semantic")
+        sem = _as_mapping(ctx, sem, "attacks.semantic.attack")
+        _check_keys(ctx, sem, _SEMANTIC_KEYS, "attacks.semantic.attack")
         scorers = _as_list(sem.get("scorers", ["ngd"]))
         if not scorers:
-            raise ctx.fail("attacks.semantic.scorers",
+            raise ctx.fail("attacks.semantic.attack.scorers",
                            f"expected a non-empty list of: {_allowed(_SCORERS)}, table:FILE")
         for i, s in enumerate(scorers):
-            p = f"attacks.semantic.scorers[{i}]"
+            p = f"attacks.semantic.attack.scorers[{i}]"
             _str(ctx, s, p)
             if s not in _SCORERS and not s.startswith("table:"):
                 hint = _suggest(s, list(_SCORERS))
                 raise ctx.fail(p, f"{_show(s)} is not a scorer{hint}; allowed: {_allowed(_SCORERS)}, table:FILE")
-        _unique(ctx, scorers, "attacks.semantic.scorers")
+        _unique(ctx, scorers, "attacks.semantic.attack.scorers")
         selectors = _as_list(sem.get("selectors", list(SELECTORS)))
         if not selectors:
-            raise ctx.fail("attacks.semantic.selectors", f"expected a non-empty list of: {_allowed(SELECTORS)}")
-        selectors = [_choice(ctx, s, f"attacks.semantic.selectors[{i}]", SELECTORS) for i, s in enumerate(selectors)]
-        _unique(ctx, selectors, "attacks.semantic.selectors")
+            raise ctx.fail("attacks.semantic.attack.selectors", f"expected a non-empty list of: {_allowed(SELECTORS)}")
+        selectors = [_choice(ctx, s, f"attacks.semantic.attack.selectors[{i}]", SELECTORS) for i, s in enumerate(selectors)]
+        _unique(ctx, selectors, "attacks.semantic.attack.selectors")
         chunks = _as_list(sem.get("chunks", ["both"]))
         if not chunks:
-            raise ctx.fail("attacks.semantic.chunks", f"expected a non-empty list of: {_allowed(CHUNKS)}")
-        chunks = [_choice(ctx, c, f"attacks.semantic.chunks[{i}]", CHUNKS) for i, c in enumerate(chunks)]
-        _unique(ctx, chunks, "attacks.semantic.chunks")
-        reference = _str(ctx, sem.get("reference", "source"), "attacks.semantic.reference")
-        vpa_limit = _int(ctx, sem.get("vpa_limit", 10_000), "attacks.semantic.vpa_limit", 1)
+            raise ctx.fail("attacks.semantic.attack.chunks", f"expected a non-empty list of: {_allowed(CHUNKS)}")
+        chunks = [_choice(ctx, c, f"attacks.semantic.attack.chunks[{i}]", CHUNKS) for i, c in enumerate(chunks)]
+        _unique(ctx, chunks, "attacks.semantic.attack.chunks")
+        reference = _str(ctx, sem.get("reference", "source"), "attacks.semantic.attack.reference")
+        vpa_limit = _int(ctx, sem.get("vpa_limit", 10_000), "attacks.semantic.attack.vpa_limit", 1)
         out["semantic"] = {"scorers": scorers, "selectors": selectors, "chunks": chunks, "reference": reference,
                            "vpa_limit": vpa_limit}
         # issue 11: NGD threat settings, baselines beside random, bootstrap of the paired differences
         if "ngd_settings" in sem:
             settings = _as_list(sem["ngd_settings"])
             if not settings:
-                raise ctx.fail("attacks.semantic.ngd_settings",
+                raise ctx.fail("attacks.semantic.attack.ngd_settings",
                                f"expected a non-empty list of: {_allowed(_NGD_SETTINGS)}")
-            settings = [_choice(ctx, x, f"attacks.semantic.ngd_settings[{i}]", _NGD_SETTINGS)
+            settings = [_choice(ctx, x, f"attacks.semantic.attack.ngd_settings[{i}]", _NGD_SETTINGS)
                         for i, x in enumerate(settings)]
-            _unique(ctx, settings, "attacks.semantic.ngd_settings")
+            _unique(ctx, settings, "attacks.semantic.attack.ngd_settings")
             out["semantic"]["ngd_settings"] = settings
         if "baselines" in sem:
-            base = [_choice(ctx, x, f"attacks.semantic.baselines[{i}]", _BASELINES)
+            base = [_choice(ctx, x, f"attacks.semantic.attack.baselines[{i}]", _BASELINES)
                     for i, x in enumerate(_as_list(sem["baselines"]))]
-            _unique(ctx, base, "attacks.semantic.baselines")
+            _unique(ctx, base, "attacks.semantic.attack.baselines")
             out["semantic"]["baselines"] = base
         if "bootstrap" in sem:
-            out["semantic"]["bootstrap"] = _int(ctx, sem["bootstrap"], "attacks.semantic.bootstrap", 0, maximum=100_000)
+            out["semantic"]["bootstrap"] = _int(ctx, sem["bootstrap"], "attacks.semantic.attack.bootstrap", 0, maximum=100_000)
     return out
 
 
@@ -879,7 +879,7 @@ def _parse_metrics(ctx: _Ctx, value: Any, steps: set[str]) -> tuple[str, ...]:
         _choice(ctx, name, p, list(ALL_METRICS))
         if name not in available:
             step = ALL_METRICS[name].step
-            need = {"cover": "attacks.cover", "semantic": "attacks.semantic", "safe": "grid.safe: true"}.get(step, step)
+            need = {"cover": "attacks.cover.detector", "semantic": "attacks.semantic.attack", "safe": "grid.safe: true"}.get(step, step)
             raise ctx.fail(p, f"metric '{name}' needs {need} in this sweep")
         out.append(name)
     _unique(ctx, out, "metrics")
@@ -1021,7 +1021,7 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     zip_groups = _parse_zip(ctx, raw.get("zip"), grid)
     attacks = _parse_attacks(ctx, raw.get("attacks"))
     if "semantic" in attacks and not any(d.is_text for d in datasets):
-        raise ctx.fail("attacks.semantic", "the semantic attack needs at least one text dataset ('text: SOURCE')")
+        raise ctx.fail("attacks.semantic.attack", "the semantic attack needs at least one text dataset ('text: SOURCE')")
     for i, d in enumerate(datasets):
         for a in d.attacks or ():
             if a not in attacks:

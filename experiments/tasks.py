@@ -1,24 +1,24 @@
 """The default task of a run: small adapters over the workbench's own APIs, nothing re-implemented.
 
 One run = load (or build) the dataset, disassociate it (Terrovitis2012;
-:func:`anonymizer.disassociate.disassociate`) or, with ``anonymizer: apriori | diffpart``, run a
-baseline of Terrovitis2012 Figure 11 (:mod:`anonymizer.apriori`, :mod:`anonymizer.diffpart`;
-tKd, re, tKd-ML^2, NCP from :func:`anonymizer.multilevel.baseline_utility`; no attacks),
+:func:`anonymizer.disassociation.pipeline.disassociate`) or, with ``anonymizer: apriori | diffpart``, run a
+baseline of Terrovitis2012 Figure 11 (:mod:`anonymizer.baselines.apriori`, :mod:`anonymizer.baselines.diffpart`;
+tKd, re, tKd-ML^2, NCP from :func:`anonymizer.evaluation.multilevel.baseline_utility`; no attacks),
 optionally make it safe (Awad2019;
-:func:`anonymizer.safe.safe_disassociate`), then measure what the sweep asks:
+:func:`anonymizer.disassociation.safe.safe_disassociate`), then measure what the sweep asks:
 
 * ``anonymizer``: time, clusters, record chunks, share of term occurrences left in term chunks,
   the dataset's size and density (type-token ratio, AlShuhail2021 section 5.1.1);
-* ``utility``: tKd, tKd-a, re, re-a, tlost, tKd-ML^2 and NCP (:func:`anonymizer.utility.utility_report`,
-  Terrovitis2012 section 7) and RAE (:func:`anonymizer.safe_metrics.rae`, Awad2019 section 5.1.3);
-* ``safe``: RLM (:func:`anonymizer.safe_metrics.rlm`, Awad2019 section 5.1.2) and the time of
+* ``utility``: tKd, tKd-a, re, re-a, tlost, tKd-ML^2 and NCP (:func:`anonymizer.evaluation.utility.utility_report`,
+  Terrovitis2012 section 7) and RAE (:func:`anonymizer.evaluation.safe_metrics.rae`, Awad2019 section 5.1.3);
+* ``safe``: RLM (:func:`anonymizer.evaluation.safe_metrics.rlm`, Awad2019 section 5.1.2) and the time of
   safe disassociation (Awad2019 Figure 7);
 * ``cover``: per attacker (strong, moderate, weak; Barakat2016 section 6) the vulnerable records,
   breaches, PEM (Awad2019 section 5.1.1) and the detector's time (Barakat2016 Figure 5), from
-  :func:`attacks.cover.run_cover_attack`;
+  :func:`attacks.cover.detector.run_cover_attack`;
 * ``semantic``: per scorer x selector x attacked chunks (AlShuhail2021 chapters 4-5) accuracy,
-  WMD, transaction and k^m-anonymity breakage from :func:`attacks.semantic.run_semantic_attack`
-  and :func:`attacks.semantic_metrics.evaluate_semantic`.
+  WMD, transaction and k^m-anonymity breakage from :func:`attacks.semantic.attack.run_semantic_attack`
+  and :func:`attacks.semantic.metrics.evaluate_semantic`.
 
 The attacks run on the release that is published: the safe one when ``safe`` is true. Every
 random step takes the run's seed. Datasets and scorers are cached per worker process, so the
@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
+from corpora.common.errors import InputError
 from experiments.schema import DatasetSpec
 
 __all__ = ["load_run_dataset", "resolve_dataset_label", "run_task"]
@@ -66,7 +66,7 @@ def resolve_dataset_label(ds: DatasetSpec, base_dir: str = ".") -> str:
 @functools.lru_cache(maxsize=16)
 def _load_text(source: str, density: float | None, seed: int,
                options: tuple[tuple[str, Any], ...]) -> TransactionDataset:
-    from corpora.text import build_text_dataset
+    from corpora.text.api import build_text_dataset
 
     return build_text_dataset(source, density=density, seed=seed, **dict(options))
 
@@ -105,7 +105,7 @@ def _freeze(v: Any) -> Any:
 # --------------------------------------------------------------------------- scorers
 @functools.lru_cache(maxsize=16)
 def _scorer(spec: str, reference: str | None, seed: int, base_dir: str) -> Any:
-    from attacks.scorers import make_scorer
+    from attacks.semantic.scorers import make_scorer
 
     if spec.startswith("table:") and not os.path.isabs(spec[6:]):
         candidate = os.path.join(base_dir, spec[6:])
@@ -163,22 +163,22 @@ def _baseline_rows(config: Mapping[str, Any], ds: TransactionDataset, wanted: se
     """One run of a baseline (Apriori or DiffPart, Terrovitis2012 Figure 11) and its utility rows.
 
     The hierarchy is the balanced tree of the run's ``fanout`` over the dataset's items
-    (:func:`anonymizer.hierarchy.balanced_hierarchy`). DiffPart's noise takes the run's seed.
+    (:func:`anonymizer.baselines.hierarchy.balanced_hierarchy`). DiffPart's noise takes the run's seed.
     tKd-a, re-a and tlost are disassociation's measures and are not recorded here.
     """
-    from anonymizer.hierarchy import balanced_hierarchy
-    from anonymizer.multilevel import baseline_utility
+    from anonymizer.baselines.hierarchy import balanced_hierarchy
+    from anonymizer.evaluation.multilevel import baseline_utility
 
     method = config["anonymizer"]
     label = _BASELINE_LABELS[method]
     hierarchy = balanced_hierarchy(ds.vocabulary, int(config.get("fanout", 5)))
     t0 = time.perf_counter()
     if method == "apriori":
-        from anonymizer.apriori import apriori_anonymize
+        from anonymizer.baselines.apriori import apriori_anonymize
 
         release = apriori_anonymize(ds, hierarchy, int(config["k"]), int(config["m"]))
     else:
-        from anonymizer.diffpart import diffpart
+        from anonymizer.baselines.diffpart import diffpart
 
         release, _owner = diffpart(ds, hierarchy, float(config["epsilon"]), seed=int(config["seed"]))
     took = time.perf_counter() - t0
@@ -202,7 +202,7 @@ def _baseline_rows(config: Mapping[str, Any], ds: TransactionDataset, wanted: se
 
 def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Do one run of a sweep (see the module docstring); return its metric rows."""
-    from anonymizer.disassociate import disassociate
+    from anonymizer.disassociation.pipeline import disassociate
 
     wanted = set(config["metrics"])
     seed = int(config["seed"])
@@ -222,8 +222,8 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 
     published, published_truth = release, truth
     if safe:
-        from anonymizer.safe import safe_disassociate
-        from anonymizer.safe_metrics import rlm
+        from anonymizer.disassociation.safe import safe_disassociate
+        from anonymizer.evaluation.safe_metrics import rlm
 
         t0 = time.perf_counter()
         published, published_truth = safe_disassociate(release, truth, seed=seed)
@@ -235,12 +235,12 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 
     utility_metrics = {"tkd", "tkd_a", "re", "re_a", "tlost", "tkd_ml2", "ncp"} & wanted
     if utility_metrics:
-        from anonymizer.utility import utility_report
+        from anonymizer.evaluation.utility import utility_report
 
         u = config["utility"]
         hierarchy = None
         if {"tkd_ml2", "ncp"} & wanted:
-            from anonymizer.hierarchy import balanced_hierarchy
+            from anonymizer.baselines.hierarchy import balanced_hierarchy
 
             hierarchy = balanced_hierarchy(ds.vocabulary, int(config.get("fanout", 5)))
         t0 = time.perf_counter()
@@ -253,7 +253,7 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         rows.append(_row("utility_seconds", elapsed, elapsed, method=method))
     figure_7d = sorted(_RE_BY_RANK & wanted)
     if figure_7d and config["utility"].get("re_windows"):
-        from anonymizer.utility import re_by_rank
+        from anonymizer.evaluation.utility import re_by_rank
 
         windows = [(int(lo), int(hi)) for lo, hi in config["utility"]["re_windows"]]
         values = re_by_rank(ds, published, windows, [int(name[4:]) for name in figure_7d], seed=seed)
@@ -261,7 +261,7 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             for lo, _hi in windows:
                 rows.append(_row(name, values[(lo, int(name[4:]))], method=method, rank=lo))
     if "rae" in wanted:
-        from anonymizer.safe_metrics import rae
+        from anonymizer.evaluation.safe_metrics import rae
 
         u = config["utility"]
         rows.append(_row("rae", rae(ds, published, seed=seed, rank_range=(int(u["re_range"][0]),
@@ -269,8 +269,8 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 
     attacks = config.get("attacks") or {}
     if "cover" in attacks:
-        from attacks.cover import run_cover_attack
-        from attacks.knowledge import make_knowledge
+        from attacks.cover.detector import run_cover_attack
+        from attacks.cover.knowledge import make_knowledge
 
         cov = attacks["cover"]
         linkable = sum(len(c.record_chunks) for c in published.clusters if len(c.record_chunks) >= 2)
@@ -311,15 +311,15 @@ def _semantic_rows(config: Mapping[str, Any], sem: Mapping[str, Any], ds: Transa
     When the attack itself is limited to one part (``chunks: record``), the method says so.
 
     Issue 11: ``ngd_settings`` runs the NGD scorer once per threat setting (``public``/``private``:
-    the pooled corpus of :func:`attacks.ngd.pooled_reference_documents`, method ``NGD(public)-ABA``;
+    the pooled corpus of :func:`attacks.semantic.ngd.pooled_reference_documents`, method ``NGD(public)-ABA``;
     ``source``: the ``reference`` option as before); ``baselines`` adds the ``blind`` placement and
     the ``oracle`` ceiling beside ``random``; every scoring method gets ``<metric>_vs_random`` rows
     (with ``_lo``/``_hi``): the paired difference to the random baseline of the same run and seed on
     the same records, with a ``bootstrap``-resample interval; ``unknown_term_share`` counts the
     attacked terms the scorer does not know.
     """
-    from attacks.semantic import run_semantic_attack
-    from attacks.semantic_metrics import blind_attack, evaluate_semantic, oracle_reconstruction
+    from attacks.semantic.attack import run_semantic_attack
+    from attacks.semantic.metrics import blind_attack, evaluate_semantic, oracle_reconstruction
 
     dconf = config["dataset"]
     reference = sem.get("reference", "source")

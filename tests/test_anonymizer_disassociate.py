@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import DisassociationTimings, disassociate
-from anonymizer.verify import verify
+from anonymizer.disassociation.pipeline import DisassociationTimings, disassociate
+from anonymizer.evaluation.verify import verify
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.toy import toy_dataset
+from corpora.common.errors import InputError
+from corpora.synthetic.toy import toy_dataset
 
 STRATEGIES = ["original", "abandon", "suppression", "adding", "remaining"]
 VARIANTS = ["original", "strict", "grouped"]

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import anonymizer.horpart as H
-from anonymizer.disassociate import validate_parameters
-from anonymizer.horpart import HORPART_STRATEGIES, HorizontalPartition, horpart, join_small_clusters
+import anonymizer.disassociation.horpart as H
+from anonymizer.disassociation.pipeline import validate_parameters
+from anonymizer.disassociation.horpart import HORPART_STRATEGIES, HorizontalPartition, horpart, join_small_clusters
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.toy import toy_dataset
+from corpora.common.errors import InputError
+from corpora.synthetic.toy import toy_dataset
 
 STRATEGIES = list(HORPART_STRATEGIES)
 

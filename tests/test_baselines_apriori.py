@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.apriori import AprioriStats, apriori_anonymize, ncp_of_cut
-from anonymizer.generalized import GeneralizedRelease
-from anonymizer.hierarchy import Hierarchy, balanced_hierarchy, parse_hierarchy_text
-from anonymizer.multilevel import re_generalized, tkd_ml2_generalized, traceable_nodes
-from anonymizer.verify_generalized import verify_generalized
+from anonymizer.baselines.apriori import AprioriStats, apriori_anonymize, ncp_of_cut
+from anonymizer.baselines.generalized import GeneralizedRelease
+from anonymizer.baselines.hierarchy import Hierarchy, balanced_hierarchy, parse_hierarchy_text
+from anonymizer.evaluation.multilevel import re_generalized, tkd_ml2_generalized, traceable_nodes
+from anonymizer.evaluation.verify_generalized import verify_generalized
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
+from corpora.common.errors import InputError
 
 TREE = "a;A;*\nb;A;*\nc;B;*\nd;B;*\n"
 

@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from anonymizer.diffpart import DiffPartStats, diffpart, laplace_noise
-from anonymizer.generalized import GeneralizedRelease
-from anonymizer.hierarchy import balanced_hierarchy, parse_hierarchy_text
+from anonymizer.baselines.diffpart import DiffPartStats, diffpart, laplace_noise
+from anonymizer.baselines.generalized import GeneralizedRelease
+from anonymizer.baselines.hierarchy import balanced_hierarchy, parse_hierarchy_text
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
+from corpora.common.errors import InputError
 
 
 @pytest.mark.parametrize("share", [0.25, 0.5, 1.25])

@@ -4,10 +4,10 @@ import sys
 
 import pytest
 
-from corpora.cli import main
-from corpora.errors import InputError
-from corpora.formats import read_dataset
-from corpora.toy import toy_dataset
+from corpora.cli.main import main
+from corpora.common.errors import InputError
+from corpora.io.formats import read_dataset
+from corpora.synthetic.toy import toy_dataset
 
 
 def run(*args, cwd=None):
@@ -41,7 +41,7 @@ def test_list_text_and_json(capsys, monkeypatch, tmp_path):
 
 
 def test_list_without_text_module(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "corpora.text", None)  # import now fails: ModuleNotFoundError
+    monkeypatch.setitem(sys.modules, "corpora.text.api", None)  # import now fails: ModuleNotFoundError
     assert main("list", []) == 0
     out = capsys.readouterr().out
     assert "kosarak10k" in out and "text sources" not in out

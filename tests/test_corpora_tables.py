@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from corpora import TransactionDataset, from_dataframe, load_dataset
-from corpora.errors import InputError
-from corpora.formats import read_dataset, write_dataset
-from corpora.tabular import header_word, looks_like_header
+from corpora.common.errors import InputError
+from corpora.io.formats import read_dataset, write_dataset
+from corpora.io.tabular import header_word, looks_like_header
 
 ROOT = Path(__file__).resolve().parents[1]
 

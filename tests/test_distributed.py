@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from anonymizer import disassociate
-from anonymizer.distributed import dask_client, plan_dask_run
-from anonymizer.parts import Settings, split_params, split_parts
-from anonymizer.release_writer import merge_parts
-from anonymizer.verify import verify
-from corpora.errors import InputError
-from corpora.formats import read_dataset, write_dataset
-from corpora.synthetic import generate_quest
+from anonymizer.disassociation import pipeline as disassociate
+from anonymizer.disassociation.distributed import dask_client, plan_dask_run
+from anonymizer.disassociation.parts import Settings, split_params, split_parts
+from anonymizer.io.json_writer import merge_parts
+from anonymizer.evaluation.verify import verify
+from corpora.common.errors import InputError
+from corpora.io.formats import read_dataset, write_dataset
+from corpora.synthetic.quest import generate_quest
 
 ROOT = Path(__file__).resolve().parents[1]
 

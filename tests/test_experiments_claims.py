@@ -54,7 +54,7 @@ def test_readme_blocks_are_filled_from_the_results(tmp_path, capsys):
 def test_claims_in_a_sweep_file_are_validated_and_reported(tmp_path):
     import yaml
 
-    from corpora.errors import InputError
+    from corpora.common.errors import InputError
     from experiments.run import main as run_main
     from experiments.schema import parse_sweep
 
@@ -99,7 +99,7 @@ def test_controls_and_explaining_metrics_are_measured_from_the_table():
 
 
 def test_controls_and_explain_are_validated():
-    from corpora.errors import InputError
+    from corpora.common.errors import InputError
     from experiments.schema import parse_sweep
 
     base = {"name": "s", "datasets": ["terrovitis2012-fig2"], "grid": {"k": 2, "m": 2, "max_cluster_size": 4},

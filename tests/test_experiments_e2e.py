@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpora.errors import run_cli
+from corpora.common.errors import run_cli
 from experiments.grid import expand_runs
 from experiments.run import main
 from experiments.schema import load_sweep
@@ -97,7 +97,7 @@ def test_shipped_sweeps_validate(name):
 def test_sweep_attackers_know_real_records(tmp_path, monkeypatch):
     """Barakat2016 section 6: the moderate attacker knows 2-combinations of a strict subset of the
     real records D, the strong one of every record; a sweep has the truth and must use it."""
-    import attacks.knowledge as K
+    import attacks.cover.knowledge as K
 
     sources = []
     real = K.make_knowledge

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpora.errors import InputError, run_cli
+from corpora.common.errors import InputError, run_cli
 from experiments.guard import results_lock
 from experiments.run import main
 from experiments.runner import run_sweep
@@ -211,7 +211,7 @@ def test_workers_die_when_the_sweep_is_killed(tmp_path) -> None:
             return []
 
         experiments.tasks.run_task = sleepy
-        from corpora.errors import run_cli
+        from corpora.common.errors import run_cli
         from experiments.run import main
         sys.exit(run_cli(main, sys.argv[1:]))
     """), encoding="utf-8")

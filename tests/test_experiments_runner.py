@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpora.errors import InputError, run_cli
+from corpora.common.errors import InputError, run_cli
 from experiments import runner as runner_mod
 from experiments.grid import expand_runs, parse_only
 from experiments.runner import execute_run, read_results, run_sweep, write_results_csv
@@ -307,7 +307,7 @@ def test_sigterm_stops_workers_and_the_sweep_resumes(tmp_path):
         import experiments.tasks
         import test_experiments_runner as T
         experiments.tasks.run_task = T.slow_task
-        from corpora.errors import run_cli
+        from corpora.common.errors import run_cli
         from experiments.run import main
         sys.exit(run_cli(main, sys.argv[1:]))
     """), encoding="utf-8")

@@ -24,15 +24,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer import disassociate
+from anonymizer.disassociation import pipeline as disassociate
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.consistency import check_original, check_truth
+from anonymizer.evaluation.consistency import check_original, check_truth
 from attacks import audit
-from attacks.knowledge import make_knowledge
+from attacks.cover.knowledge import make_knowledge
 from corpora import load_dataset, read_dataset
-from corpora.errors import InputError
-from corpora.identifiers import identifier_kind, mask, screen_terms
-from corpora.tabular import long_layout_reason
+from corpora.common.errors import InputError
+from corpora.io.identifiers import identifier_kind, mask, screen_terms
+from corpora.io.tabular import long_layout_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 EMAIL = re.compile(r"[\w.]+@example\.com")

@@ -1,5 +1,5 @@
 """Split runs (issue 14): HORPART's first splits computed over the whole dataset, then every part
-disassociated on its own (anonymizer/parts.py), streamed into one release (release_writer.py)."""
+disassociated on its own (anonymizer/disassociation/parts.py), streamed into one release (release_writer.py)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reconstruction_oracle import TooLarge, guarantee1_violations, is_valid_reconstruction, truth_records
 
-from anonymizer import disassociate
-from anonymizer.horpart import horpart
-from anonymizer.parts import Settings, choose_split, run_parts, split_parts
-from anonymizer.release import load_release, load_truth
-from anonymizer.seeds import part_seed
-from anonymizer.verify import verify
+from anonymizer.disassociation import pipeline as disassociate
+from anonymizer.disassociation.horpart import horpart
+from anonymizer.disassociation.parts import Settings, choose_split, run_parts, split_parts
+from anonymizer.model.release import load_release, load_truth
+from corpora.common.seeds import part_seed
+from anonymizer.evaluation.verify import verify
 from corpora.dataset import TransactionDataset
-from corpora.formats import read_dataset, write_dataset
-from corpora.synthetic import generate_quest
+from corpora.io.formats import read_dataset, write_dataset
+from corpora.synthetic.quest import generate_quest
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from reconstruction_oracle import analyse, is_valid_reconstruction, release_dict
 from release_strategies import per_cluster, tiny_releases
 
-from anonymizer.reconstruct import reconstruct
-from anonymizer.release import Release
-from corpora.errors import InputError
+from anonymizer.evaluation.reconstruct import reconstruct
+from anonymizer.model.release import Release
+from corpora.common.errors import InputError
 
 
 def check_against_oracle(obj: dict, seeds, term_rule: str = "one") -> bool:

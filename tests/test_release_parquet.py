@@ -19,26 +19,26 @@ from release_strategies import tiny_releases
 from test_core_release import FIG2B as CORE_FIG2B
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.disassociate import disassociate
-from anonymizer.release import Release, load_release, load_truth, save_release, save_truth
-from anonymizer.release_arrays import ArrayRelease, arrays_of, from_release, validate
-from anonymizer.release_json_fast import arrays_from_json_bytes, json_depth
-from anonymizer.release_parquet import (
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.model.release import Release, load_release, load_truth, save_release, save_truth
+from anonymizer.model.arrays import ArrayRelease, arrays_of, from_release, validate
+from anonymizer.io.json_fast import arrays_from_json_bytes, json_depth
+from anonymizer.io.parquet import (
     METADATA_KEY,
     read_release_parquet,
     release_table,
     save_release_parquet,
 )
-from anonymizer.safe import safe_disassociate
-from anonymizer.truth_parquet import TRUTH_METADATA_KEY, save_truth_parquet, truth_table
-from anonymizer.verify import verify, verify_file
-from attacks.cover import run_cover_attack
-from attacks.cover_cli import main as cover_main
-from attacks.cover_problem import flatten
-from attacks.knowledge import make_knowledge
-from corpora.errors import InputError
-from corpora.files import parse_json
-from corpora.synthetic import generate_quest
+from anonymizer.disassociation.safe import safe_disassociate
+from anonymizer.io.truth_parquet import TRUTH_METADATA_KEY, save_truth_parquet, truth_table
+from anonymizer.evaluation.verify import verify, verify_file
+from attacks.cover.detector import run_cover_attack
+from attacks.cli.cover import main as cover_main
+from attacks.cover.problem import flatten
+from attacks.cover.knowledge import make_knowledge
+from corpora.common.errors import InputError
+from corpora.common.files import parse_json
+from corpora.synthetic.quest import generate_quest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,9 +46,9 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(autouse=True)
 def _fast_reader_for_small_files(monkeypatch):
     """The fast JSON reader takes these tiny files too (it leaves files below 4 MiB to json.loads)."""
-    import anonymizer.release_json_fast
+    import anonymizer.io.json_fast
 
-    monkeypatch.setattr(anonymizer.release_json_fast, "MIN_FAST_BYTES", 0)
+    monkeypatch.setattr(anonymizer.io.json_fast, "MIN_FAST_BYTES", 0)
 
 FIG2B = {  # Terrovitis2012 Figure 2b (test_core_release), with a joint cluster holding a non-ASCII term
     **CORE_FIG2B,

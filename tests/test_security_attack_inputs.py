@@ -17,9 +17,9 @@ import pytest
 from test_semantic_cli import _files
 
 from attacks.__main__ import main as attacks_main
-from attacks.ngd import WebConfig, WebCountBackend
-from attacks.scorers import embeddings_format, load_embeddings
-from corpora.errors import InputError
+from attacks.semantic.ngd import WebConfig, WebCountBackend
+from attacks.semantic.scorers import embeddings_format, load_embeddings
+from corpora.common.errors import InputError
 
 
 class _Payload:
@@ -83,7 +83,7 @@ def test_a_real_kv_file_loads_only_when_trusted(tmp_path) -> None:
 
 
 def test_the_help_says_why_pickles_need_trust(capsys) -> None:
-    from attacks.semantic_cli import build_parser
+    from attacks.cli.semantic import build_parser
 
     text = " ".join(build_parser().format_help().split())
     assert "--trust-pickle" in text and "runs any code" in text

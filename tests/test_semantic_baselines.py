@@ -10,11 +10,11 @@ from gensim.test.utils import datapath
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import disassociate
-from attacks.scorers import ConstantScorer, EmbeddingScorer
-from attacks.selectors import spread_anchors
-from attacks.semantic import run_semantic_attack
-from attacks.semantic_metrics import (
+from anonymizer.disassociation.pipeline import disassociate
+from attacks.semantic.scorers import ConstantScorer, EmbeddingScorer
+from attacks.semantic.selectors import spread_anchors
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.metrics import (
     _evaluate_one,
     _paired_differences,
     _Supports,
@@ -116,7 +116,7 @@ def test_spread_anchors_prefers_distinct_contents() -> None:
 
 
 def test_word_movers_distance_agrees_with_gensim() -> None:
-    from attacks.semantic_metrics import word_movers_distance
+    from attacks.semantic.metrics import word_movers_distance
 
     rng = np.random.default_rng(1)
     for _ in range(40):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.release import Cluster, ClusterTruth, Release, Truth
-from attacks.semantic import ClusterReconstruction, SemanticResult, run_semantic_attack
-from attacks.semantic_metrics import _build_records_skipping_ghosts, evaluate_semantic, match_records
+from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
+from attacks.semantic.attack import ClusterReconstruction, SemanticResult, run_semantic_attack
+from attacks.semantic.metrics import _build_records_skipping_ghosts, evaluate_semantic, match_records
 
 # four records, all with the C_1 sub-record (a, b): one class of four identical anchors
 ORIGINAL = [{"a", "b", "x", "y", "v"}, {"a", "b", "z", "u"}, {"a", "b", "w"}, {"a", "b", "t"}]

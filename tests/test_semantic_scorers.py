@@ -9,9 +9,9 @@ import pytest
 from gensim.models import KeyedVectors
 from gensim.test.utils import datapath
 
-from attacks import ngd as ngd_mod
-from attacks.scorers import EmbeddingScorer, NGDScorer, TableScorer, make_scorer
-from corpora.errors import InputError
+from attacks.semantic import ngd as ngd_mod
+from attacks.semantic.scorers import EmbeddingScorer, NGDScorer, TableScorer, make_scorer
+from corpora.common.errors import InputError
 
 # Counts of the shape of AlShuhail2021 section 4.1.2: f(glaucoma) = 67,400,000 (Figure 4.3), an index
 # of N = 25.27 billion pages; the other counts are chosen so that equation 4.1 lands on the thesis's

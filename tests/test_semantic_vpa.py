@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import disassociate
-from attacks.semantic import _TrialChecker, run_semantic_attack, verpart_consistent
+from anonymizer.disassociation.pipeline import disassociate
+from attacks.semantic.attack import _TrialChecker, run_semantic_attack, verpart_consistent
 from corpora.dataset import TransactionDataset
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,11 +8,11 @@ import pytest
 from paper_examples import fig2b
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.cli_tools import main as tools_main
-from anonymizer.release import save_release
-from corpora.errors import InputError
-from corpora.formats import write_dataset
-from corpora.toy import toy_dataset
+from anonymizer.cli.tools import main as tools_main
+from anonymizer.model.release import save_release
+from corpora.common.errors import InputError
+from corpora.io.formats import write_dataset
+from corpora.synthetic.toy import toy_dataset
 
 
 @pytest.fixture
@@ -81,8 +81,8 @@ def test_utility_default_re_range_adapts_and_says_so(files, capsys):
 
 @pytest.fixture(scope="module")
 def safe_files(tmp_path_factory):
-    from anonymizer.disassociate import disassociate
-    from anonymizer.safe import safe_disassociate
+    from anonymizer.disassociation.pipeline import disassociate
+    from anonymizer.disassociation.safe import safe_disassociate
     from corpora.registry import load_dataset
 
     folder = tmp_path_factory.mktemp("safe")
@@ -96,8 +96,8 @@ def safe_files(tmp_path_factory):
 
 
 def test_utility_scores_a_safe_release_with_rlm_and_rae(safe_files, capsys):
-    from anonymizer.release import load_release
-    from anonymizer.safe_metrics import rlm
+    from anonymizer.model.release import load_release
+    from anonymizer.evaluation.safe_metrics import rlm
 
     spec, safe, before = safe_files
     assert anonymizer_main(["utility", spec, str(safe), "--before", str(before), "--top-k", "50", "--json"]) == 0

@@ -1,4 +1,4 @@
-"""The verifier's exact search (anonymizer/exact.py) against the exhaustive oracle of
+"""The verifier's exact search (anonymizer/evaluation/exact.py) against the exhaustive oracle of
 tests/reconstruction_oracle.py, on Terrovitis2012's examples and on random tiny releases."""
 
 import re
@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from reconstruction_oracle import analyse, guarantee1_violations
 from release_strategies import tiny_releases
 
-from anonymizer.exact import EXACT_MAX_RECORDS, build_components, check_component
-from anonymizer.verify import MAX_ITEMSETS_PER_CHUNK, verify
+from anonymizer.evaluation.exact import EXACT_MAX_RECORDS, build_components, check_component
+from anonymizer.evaluation.verify import MAX_ITEMSETS_PER_CHUNK, verify
 
 
 def release(clusters, joints=(), k=2, m=2):

@@ -6,9 +6,9 @@ import re
 import pytest
 from paper_examples import fig2b
 
-from anonymizer.release import Cluster, JointCluster, Release
-from anonymizer.verify import k_anonymity_violations, km_violations, verify
-from corpora.errors import InputError
+from anonymizer.model.release import Cluster, JointCluster, Release
+from anonymizer.evaluation.verify import k_anonymity_violations, km_violations, verify
+from corpora.common.errors import InputError
 
 
 def fig3() -> Release:

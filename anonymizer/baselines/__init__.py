@@ -1,0 +1,1 @@
+"""anonymizer.baselines: see the package docstring."""

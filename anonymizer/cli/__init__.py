@@ -1,0 +1,1 @@
+"""anonymizer.cli.anonymize: see the package docstring."""

@@ -1,0 +1,1 @@
+"""anonymizer.disassociation: see the package docstring."""

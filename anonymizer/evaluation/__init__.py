@@ -1,0 +1,1 @@
+"""anonymizer.evaluation: see the package docstring."""

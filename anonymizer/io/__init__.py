@@ -1,0 +1,1 @@
+"""anonymizer.io: see the package docstring."""

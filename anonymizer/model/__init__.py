@@ -1,0 +1,1 @@
+"""anonymizer.model: see the package docstring."""

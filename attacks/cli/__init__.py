@@ -1,0 +1,1 @@
+"""attacks.cli: see the package docstring."""

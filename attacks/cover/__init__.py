@@ -1,0 +1,1 @@
+"""attacks.cover.detector: see the package docstring."""

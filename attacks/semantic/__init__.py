@@ -1,0 +1,1 @@
+"""attacks.semantic.attack: see the package docstring."""

@@ -1,0 +1,1 @@
+"""corpora.cli.main: see the package docstring."""

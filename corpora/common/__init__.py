@@ -1,0 +1,1 @@
+"""corpora.common: see the package docstring."""

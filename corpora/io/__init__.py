@@ -1,0 +1,1 @@
+"""corpora.io: see the package docstring."""

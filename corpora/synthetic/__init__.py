@@ -1,0 +1,1 @@
+"""corpora.synthetic.quest: see the package docstring."""

@@ -1,0 +1,1 @@
+"""corpora.text.api: see the package docstring."""
