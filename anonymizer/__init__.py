@@ -4,9 +4,9 @@ The Python API, in the order a data owner uses it::
 
     from corpora import load_dataset
     from anonymizer import safe_disassociate
-    from anonymizer.disassociation import pipeline as disassociate
-    from anonymizer.evaluation import verify
-    from anonymizer.evaluation import reconstruct
+    from anonymizer import disassociate
+    from anonymizer import verify
+    from anonymizer import reconstruct
     ds = load_dataset("terrovitis2012-fig2")            # or read_dataset("orders.csv", user_column=...)
     release, truth = disassociate(ds, k=3, m=2)          # max_cluster_size defaults to max(30, 2k - 1)
     safe, safe_truth = safe_disassociate(release, truth) # Awad2019 (or disassociate(..., safe=True))
@@ -21,13 +21,22 @@ The function names are also submodule names (``anonymizer.disassociation.pipelin
 """
 
 from anonymizer.disassociation.pipeline import DEFAULT_MAX_CLUSTER_SIZE, disassociate
-from anonymizer.evaluation.reconstruct import reconstruct
-from anonymizer.model.release import Cluster, JointCluster, Release, Truth, load_release, load_truth, save_release, save_truth
-from anonymizer.io.parquet import save_release_parquet
 from anonymizer.disassociation.safe import safe_disassociate, safe_disassociate_report
-from anonymizer.io.truth_parquet import save_truth_parquet
+from anonymizer.evaluation.reconstruct import reconstruct
 from anonymizer.evaluation.utility import utility_report
 from anonymizer.evaluation.verify import VerifyReport, verify
+from anonymizer.io.parquet import save_release_parquet
+from anonymizer.io.truth_parquet import save_truth_parquet
+from anonymizer.model.release import (
+           Cluster,
+           JointCluster,
+           Release,
+           Truth,
+           load_release,
+           load_truth,
+           save_release,
+           save_truth,
+)
 
 __all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "Cluster", "JointCluster", "Release", "Truth", "VerifyReport", "disassociate",
            "load_release", "load_truth", "reconstruct", "safe_disassociate", "safe_disassociate_report",

@@ -21,7 +21,7 @@ import argparse
 import time
 import tracemalloc
 
-from anonymizer.disassociation import pipeline as disassociate
+from anonymizer import disassociate
 from anonymizer.evaluation.consistency import check_original, check_truth
 from corpora import load_dataset
 from corpora.io.identifiers import screen_dataset

@@ -18,8 +18,8 @@ import time
 import numpy as np
 
 from anonymizer.disassociation.pipeline import disassociate
-from attacks.semantic.scorers import EmbeddingScorer, load_embeddings
 from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.scorers import EmbeddingScorer, load_embeddings
 from corpora.dataset import TransactionDataset
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from corpora.dataset import DatasetStats, TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import DatasetStats, TransactionDataset
 
 __all__ = ["DatasetStats", "InputError", "TransactionDataset", "from_dataframe", "generate_quest", "list_datasets",
            "load_dataset", "read_dataset", "write_dataset"]

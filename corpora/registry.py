@@ -50,9 +50,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_open, write_text_atomic
+from corpora.dataset import TransactionDataset
 from corpora.io.formats import parse_dataset, read_dataset
 from corpora.synthetic.shaped import PAPER_STATISTICS, SHAPED_STAND_INS, ShapedStandIn, fit_like, shape_like
 from corpora.synthetic.toy import TOY_DATASETS, toy_dataset, toy_description

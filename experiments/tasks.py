@@ -33,8 +33,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 from experiments.schema import DatasetSpec
 
 __all__ = ["load_run_dataset", "resolve_dataset_label", "run_task"]

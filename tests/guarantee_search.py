@@ -34,8 +34,8 @@ from reconstruction_oracle import (  # noqa: E402
     truth_records,
 )
 
-from anonymizer.disassociation.pipeline import disassociate  # noqa: E402
 from anonymizer.disassociation.horpart import HORPART_STRATEGIES  # noqa: E402
+from anonymizer.disassociation.pipeline import disassociate  # noqa: E402
 from anonymizer.disassociation.safe import TARGETS, safe_disassociate  # noqa: E402
 from anonymizer.disassociation.verpart import VERPART_STRATEGIES  # noqa: E402
 from corpora.dataset import TransactionDataset  # noqa: E402

@@ -10,8 +10,8 @@ import pytest
 
 from anonymizer.__main__ import main as dispatch
 from anonymizer.cli.anonymize import main
-from anonymizer.model.release import load_release, load_truth
 from anonymizer.evaluation.verify import verify
+from anonymizer.model.release import load_release, load_truth
 from corpora.common.errors import InputError
 from corpora.synthetic.toy import toy_records
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from anonymizer.disassociation.pipeline import DisassociationTimings, disassociate
 from anonymizer.evaluation.verify import verify
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 from corpora.synthetic.toy import toy_dataset
 
 STRATEGIES = ["original", "abandon", "suppression", "adding", "remaining"]

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import anonymizer.disassociation.horpart as H
-from anonymizer.disassociation.pipeline import validate_parameters
 from anonymizer.disassociation.horpart import HORPART_STRATEGIES, HorizontalPartition, horpart, join_small_clusters
-from corpora.dataset import TransactionDataset
+from anonymizer.disassociation.pipeline import validate_parameters
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 from corpora.synthetic.toy import toy_dataset
 
 STRATEGIES = list(HORPART_STRATEGIES)

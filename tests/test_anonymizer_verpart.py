@@ -11,11 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizer.disassociation.pipeline import disassociate
-from anonymizer.model.release import Cluster, Release
+from anonymizer.disassociation.verpart import (
+    extends_km,
+    group_terms,
+    is_km_anonymous,
+    lemma2_holds,
+    partition_clusters,
+    verpart,
+)
 from anonymizer.evaluation.verify import verify
-from anonymizer.disassociation.verpart import extends_km, group_terms, is_km_anonymous, lemma2_holds, partition_clusters, verpart
-from corpora.dataset import TransactionDataset
+from anonymizer.model.release import Cluster, Release
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 from corpora.synthetic.toy import toy_dataset
 
 

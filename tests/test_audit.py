@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 from test_cover_golden import awad_fig1
 
-from anonymizer import safe_disassociate, save_release, save_truth
-
-from anonymizer.disassociation import pipeline as disassociate
+from anonymizer import disassociate, safe_disassociate, save_release, save_truth
 from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
 from attacks import audit
 from corpora import load_dataset

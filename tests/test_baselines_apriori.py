@@ -16,8 +16,8 @@ from anonymizer.baselines.generalized import GeneralizedRelease
 from anonymizer.baselines.hierarchy import Hierarchy, balanced_hierarchy, parse_hierarchy_text
 from anonymizer.evaluation.multilevel import re_generalized, tkd_ml2_generalized, traceable_nodes
 from anonymizer.evaluation.verify_generalized import verify_generalized
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 TREE = "a;A;*\nb;A;*\nc;B;*\nd;B;*\n"
 

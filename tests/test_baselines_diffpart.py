@@ -10,8 +10,8 @@ import pytest
 from anonymizer.baselines.diffpart import DiffPartStats, diffpart, laplace_noise
 from anonymizer.baselines.generalized import GeneralizedRelease
 from anonymizer.baselines.hierarchy import balanced_hierarchy, parse_hierarchy_text
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 
 @pytest.mark.parametrize("share", [0.25, 0.5, 1.25])

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 from corpora.io.formats import FORMATS, detect_format, read_dataset, write_dataset
 
 EXT = {"spmf": ".txt", "kdd": ".tsv", "basket": ".csv", "jsonl": ".jsonl", "long": ".csv", "parquet": ".parquet"}

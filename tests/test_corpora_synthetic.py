@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 from corpora.synthetic.quest import generate_quest, item_names
 
 

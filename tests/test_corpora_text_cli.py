@@ -7,8 +7,8 @@ import json
 import pytest
 
 from corpora.__main__ import main as corpora_main
-from corpora.common.errors import InputError
 from corpora.cli.text import describe_choice, main
+from corpora.common.errors import InputError
 
 
 def test_build_text_writes_data_and_metadata_and_prints_summary(tmp_path, capsys):

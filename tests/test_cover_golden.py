@@ -6,8 +6,8 @@ them (items, supports, which item is covered by which).
 
 import itertools
 
-from anonymizer.model.release import Cluster, Release
 from anonymizer.evaluation.verify import km_violations, verify
+from anonymizer.model.release import Cluster, Release
 from attacks.cover.detector import run_cover_attack
 
 ONC, CAN, TRE, SE, VOM = "oncologist", "cancer", "treatment", "side effects", "vomiting"

@@ -11,8 +11,8 @@ from anonymizer.disassociation.pipeline import disassociate
 from anonymizer.model.release import save_release, save_truth
 from attacks.__main__ import main as attacks_main
 from attacks.cover.knowledge import external_vocabulary, load_knowledge, make_knowledge, save_knowledge
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 RECORDS = [["a"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d"], ["a", "b", "c", "d"],
            ["a", "b"]]

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from test_cover_golden import _reconstructions, _valid
 
-from anonymizer.model.release import Cluster, Release
 from anonymizer.evaluation.verify import km_violations
+from anonymizer.model.release import Cluster, Release
 from attacks.cover.detector import run_cover_attack
 
 TERMS = list("abcdefg")

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from anonymizer.disassociation import pipeline as disassociate
+from anonymizer import disassociate
 from anonymizer.disassociation.distributed import dask_client, plan_dask_run
 from anonymizer.disassociation.parts import Settings, split_params, split_parts
-from anonymizer.io.json_writer import merge_parts
 from anonymizer.evaluation.verify import verify
+from anonymizer.io.json_writer import merge_parts
 from corpora.common.errors import InputError
 from corpora.io.formats import read_dataset, write_dataset
 from corpora.synthetic.quest import generate_quest

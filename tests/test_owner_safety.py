@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociation import pipeline as disassociate
+from anonymizer import disassociate
 from anonymizer.__main__ import main as anonymizer_main
 from anonymizer.evaluation.consistency import check_original, check_truth
 from attacks import audit

@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reconstruction_oracle import TooLarge, guarantee1_violations, is_valid_reconstruction, truth_records
 
-from anonymizer.disassociation import pipeline as disassociate
+from anonymizer import disassociate
 from anonymizer.disassociation.horpart import horpart
 from anonymizer.disassociation.parts import Settings, choose_split, run_parts, split_parts
+from anonymizer.evaluation.verify import verify
 from anonymizer.model.release import load_release, load_truth
 from corpora.common.seeds import part_seed
-from anonymizer.evaluation.verify import verify
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import read_dataset, write_dataset
 from corpora.synthetic.quest import generate_quest

@@ -22,8 +22,8 @@ from anonymizer.disassociation.refine import (
 )
 from anonymizer.disassociation.verpart import VerticalPartition as VP
 from anonymizer.disassociation.verpart import is_km_anonymous
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 from corpora.synthetic.toy import toy_dataset, toy_records
 
 

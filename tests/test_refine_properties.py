@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from anonymizer.disassociation.pipeline import build_release as publish
 from anonymizer.disassociation.refine import JointPlan, build_shared_chunks, refine, restore_lemma2
-from anonymizer.model.release import Cluster, JointCluster, Release
-from anonymizer.evaluation.verify import verify
 from anonymizer.disassociation.verpart import VerticalPartition as VP
 from anonymizer.disassociation.verpart import partition_clusters
+from anonymizer.evaluation.verify import verify
+from anonymizer.model.release import Cluster, JointCluster, Release
 from corpora.dataset import TransactionDataset
 
 # --------------------------------------------------------------------------- brute-force helpers

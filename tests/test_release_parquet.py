@@ -20,8 +20,8 @@ from test_core_release import FIG2B as CORE_FIG2B
 
 from anonymizer.__main__ import main as anonymizer_main
 from anonymizer.disassociation.pipeline import disassociate
-from anonymizer.model.release import Release, load_release, load_truth, save_release, save_truth
-from anonymizer.model.arrays import ArrayRelease, arrays_of, from_release, validate
+from anonymizer.disassociation.safe import safe_disassociate
+from anonymizer.evaluation.verify import verify, verify_file
 from anonymizer.io.json_fast import arrays_from_json_bytes, json_depth
 from anonymizer.io.parquet import (
     METADATA_KEY,
@@ -29,13 +29,13 @@ from anonymizer.io.parquet import (
     release_table,
     save_release_parquet,
 )
-from anonymizer.disassociation.safe import safe_disassociate
 from anonymizer.io.truth_parquet import TRUTH_METADATA_KEY, save_truth_parquet, truth_table
-from anonymizer.evaluation.verify import verify, verify_file
-from attacks.cover.detector import run_cover_attack
+from anonymizer.model.arrays import ArrayRelease, arrays_of, from_release, validate
+from anonymizer.model.release import Release, load_release, load_truth, save_release, save_truth
 from attacks.cli.cover import main as cover_main
-from attacks.cover.problem import flatten
+from attacks.cover.detector import run_cover_attack
 from attacks.cover.knowledge import make_knowledge
+from attacks.cover.problem import flatten
 from corpora.common.errors import InputError
 from corpora.common.files import parse_json
 from corpora.synthetic.quest import generate_quest

@@ -5,7 +5,6 @@ import json
 import pytest
 from test_cover_golden import _reconstructions, awad_fig1
 
-from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
 from anonymizer.disassociation.safe import (
     chunk_cover,
     partial_suppression,
@@ -15,9 +14,10 @@ from anonymizer.disassociation.safe import (
 )
 from anonymizer.evaluation.safe_metrics import published_supports, rae, rlm
 from anonymizer.evaluation.verify import verify
+from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
 from attacks.cover.detector import run_cover_attack
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 ABCD = ("a", "b", "c", "d")
 

@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anonymizer.disassociation.pipeline import disassociate
-from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
 from anonymizer.disassociation.safe import TARGETS, chunk_cover, safe_disassociate_report
 from anonymizer.evaluation.safe_metrics import rlm
 from anonymizer.evaluation.verify import verify
+from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
 from attacks.cover.detector import run_cover_attack
 from corpora.dataset import TransactionDataset
 

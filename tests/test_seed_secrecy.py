@@ -24,10 +24,10 @@ import pytest
 
 from anonymizer.cli.anonymize import main as anonymizer_main
 from anonymizer.disassociation.pipeline import disassociate
-from anonymizer.model.release import Release, Truth, load_release, load_truth
 from anonymizer.disassociation.safe import safe_disassociate_report
-from corpora.common.seeds import SEED_BITS, generator
+from anonymizer.model.release import Release, Truth, load_release, load_truth
 from corpora.common.errors import InputError
+from corpora.common.seeds import SEED_BITS, generator
 from corpora.io.formats import write_dataset
 from corpora.registry import load_dataset
 

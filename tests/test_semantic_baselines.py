@@ -11,8 +11,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anonymizer.disassociation.pipeline import disassociate
-from attacks.semantic.scorers import ConstantScorer, EmbeddingScorer
-from attacks.semantic.selectors import spread_anchors
 from attacks.semantic.attack import run_semantic_attack
 from attacks.semantic.metrics import (
     _evaluate_one,
@@ -23,6 +21,8 @@ from attacks.semantic.metrics import (
     match_records,
     oracle_reconstruction,
 )
+from attacks.semantic.scorers import ConstantScorer, EmbeddingScorer
+from attacks.semantic.selectors import spread_anchors
 from corpora.dataset import TransactionDataset
 
 KV = KeyedVectors.load_word2vec_format(datapath("test_glove.txt"), no_header=True)

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from paper_examples import fig2b
 
 from anonymizer.evaluation.reconstruct import reconstruct
-from anonymizer.model.release import Cluster, Release
 from anonymizer.evaluation.utility import (
     dataset_top_k,
     frequent_itemsets,
@@ -24,8 +23,9 @@ from anonymizer.evaluation.utility import (
     top_k_search,
     utility_report,
 )
-from corpora.dataset import TransactionDataset
+from anonymizer.model.release import Cluster, Release
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 from corpora.synthetic.toy import toy_dataset
 
 O = TransactionDataset.from_records([["a", "b"], ["a", "b"], ["a", "c"], ["b"]])

@@ -96,8 +96,8 @@ def safe_files(tmp_path_factory):
 
 
 def test_utility_scores_a_safe_release_with_rlm_and_rae(safe_files, capsys):
-    from anonymizer.model.release import load_release
     from anonymizer.evaluation.safe_metrics import rlm
+    from anonymizer.model.release import load_release
 
     spec, safe, before = safe_files
     assert anonymizer_main(["utility", spec, str(safe), "--before", str(before), "--top-k", "50", "--json"]) == 0

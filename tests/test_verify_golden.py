@@ -6,8 +6,8 @@ import re
 import pytest
 from paper_examples import fig2b
 
-from anonymizer.model.release import Cluster, JointCluster, Release
 from anonymizer.evaluation.verify import k_anonymity_violations, km_violations, verify
+from anonymizer.model.release import Cluster, JointCluster, Release
 from corpora.common.errors import InputError
 
 

@@ -21,10 +21,10 @@ from release_strategies import near_anonymous_releases, tiny_releases
 from anonymizer.__main__ import main as anonymizer_main
 from anonymizer.disassociation.pipeline import disassociate
 from anonymizer.evaluation.exact import build_components, prove_component
-from anonymizer.model.release import Release, Truth
 from anonymizer.evaluation.verify import verify
-from corpora.dataset import TransactionDataset
+from anonymizer.model.release import Release, Truth
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 verify_module = importlib.import_module("anonymizer.evaluation.verify")  # the package exports the function as .verify
 

@@ -62,8 +62,8 @@ import scipy.sparse as sp
 
 from anonymizer.baselines.generalized import GeneralizedRelease
 from anonymizer.baselines.hierarchy import Hierarchy
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["AprioriStats", "apriori_anonymize", "ncp_of_cut", "generalized_records", "MAX_COMBINATIONS",
            "validate_apriori"]

@@ -58,9 +58,9 @@ import numpy as np
 
 from anonymizer.baselines.generalized import GeneralizedRelease, OwnerFile
 from anonymizer.baselines.hierarchy import Hierarchy
+from corpora.common.errors import InputError
 from corpora.common.seeds import check_seed, new_seed
 from corpora.dataset import TransactionDataset
-from corpora.common.errors import InputError
 
 __all__ = ["DiffPartStats", "diffpart", "laplace_noise", "MAX_DIFFPART_FANOUT", "DEFAULT_THRESHOLD_SD",
            "MAX_PARTITIONS", "validate_epsilon"]

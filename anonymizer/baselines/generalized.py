@@ -37,10 +37,10 @@ from typing import Any
 import numpy as np
 
 from anonymizer.baselines.hierarchy import Hierarchy
-from corpora.common.seeds import check_seed
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
 from corpora.common.files import parse_json, read_text_bounded, write_json_atomic
+from corpora.common.seeds import check_seed
+from corpora.dataset import TransactionDataset
 
 __all__ = ["GENERALIZED_FORMAT", "OWNER_FORMAT", "METHODS", "GeneralizedRelease", "OwnerFile",
            "load_generalized", "save_generalized", "load_owner", "save_owner", "release_format", "MAX_JSON_BYTES"]

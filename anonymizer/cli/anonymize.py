@@ -27,21 +27,21 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from anonymizer.disassociation.pipeline import DEFAULT_MAX_CLUSTER_SIZE, default_max_cluster_size
-from anonymizer.disassociation.distributed import DEFAULT_SPLIT_DEPTH
 from anonymizer.baselines.hierarchy import DEFAULT_FANOUT
+from anonymizer.disassociation.distributed import DEFAULT_SPLIT_DEPTH
 from anonymizer.disassociation.horpart import HORPART_STRATEGIES
 from anonymizer.disassociation.parts import MAX_SPLIT_DEPTH, PartResult, RunFigures, Settings
-from anonymizer.model.release import Release, Truth
-from anonymizer.io.json_writer import ReleaseWriter, write_release_and_truth
+from anonymizer.disassociation.pipeline import DEFAULT_MAX_CLUSTER_SIZE, default_max_cluster_size
 from anonymizer.disassociation.safe import TARGETS as SAFE_TARGETS
-from corpora.common.seeds import new_seed, seed_argument
 from anonymizer.disassociation.verpart import DEFAULT_MAX_ITEMSETS, VERPART_STRATEGIES
-from corpora.common.bounds import MAX_M, MAX_RECORDS, MAX_WORKERS, int_option, scheduler_address
+from anonymizer.io.json_writer import ReleaseWriter, write_release_and_truth
+from anonymizer.model.release import Release, Truth
 from corpora.cli.options import add_reading_options, reading_options
-from corpora.dataset import TransactionDataset
+from corpora.common.bounds import MAX_M, MAX_RECORDS, MAX_WORKERS, int_option, scheduler_address
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_files, check_output_paths
+from corpora.common.seeds import new_seed, seed_argument
+from corpora.dataset import TransactionDataset
 from corpora.io.formats import FORMATS
 from corpora.io.identifiers import refuse_identifiers, screen_dataset, screen_terms
 
@@ -292,8 +292,8 @@ def _print_run(args: argparse.Namespace, name: str, n_records: int, figures: Map
 def _run_split(args: argparse.Namespace) -> int:
     """``--split-depth D`` or ``--executor dask``: the parts disassociated one after the other (or on
     the cluster) and streamed into one release and truth (:mod:`anonymizer.disassociation.parts`)."""
-    from anonymizer.disassociation.pipeline import check_split_depth
     from anonymizer.disassociation.parts import run_parts, split_parts
+    from anonymizer.disassociation.pipeline import check_split_depth
 
     dask = args.executor == "dask"
     depth = args.split_depth if args.split_depth is not None else (DEFAULT_SPLIT_DEPTH if dask else 0)

@@ -14,9 +14,9 @@ import time
 from anonymizer.baselines.generalized import GeneralizedRelease, OwnerFile
 from anonymizer.baselines.hierarchy import DEFAULT_FANOUT, Hierarchy, balanced_hierarchy, read_hierarchy
 from corpora.cli.options import reading_options
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
 from corpora.common.files import check_output_paths
+from corpora.dataset import TransactionDataset
 from corpora.io.identifiers import refuse_identifiers, screen_dataset
 
 __all__ = ["run_baseline", "hierarchy_for"]

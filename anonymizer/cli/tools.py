@@ -34,12 +34,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from anonymizer.model.release import load_release
-from corpora.common.seeds import seed_argument
-from corpora.common.bounds import MAX_RECORDS, int_option
 from corpora.cli.options import add_reading_options, reading_options
-from corpora.dataset import TransactionDataset
+from corpora.common.bounds import MAX_RECORDS, int_option
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_open, check_output_paths
+from corpora.common.seeds import seed_argument
+from corpora.dataset import TransactionDataset
 from corpora.io.formats import FORMATS
 
 __all__ = ["main", "load_input_dataset", "add_verify_arguments", "run_verify", "add_reconstruct_arguments",
@@ -277,9 +277,9 @@ def add_convert_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_convert(args: argparse.Namespace) -> int:
     """``convert``: read a release in either form and write it in the form ``args.output`` names."""
-    from anonymizer.model.release import TRUTH_FORMAT, load_truth, save_release, save_truth
     from anonymizer.io.parquet import save_release_parquet, wants_parquet
     from anonymizer.io.truth_parquet import is_truth_parquet, save_truth_parquet
+    from anonymizer.model.release import TRUTH_FORMAT, load_truth, save_release, save_truth
 
     check_output_paths({"output": args.output}, {"release": args.release})
     if _peek_format(args.release) == "generalized/1":

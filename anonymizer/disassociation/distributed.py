@@ -43,9 +43,16 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from anonymizer.disassociation.parts import MAX_SPLIT_DEPTH, PartResult, Settings, choose_split, disassociate_part, holders
-from corpora.dataset import TransactionDataset
+from anonymizer.disassociation.parts import (
+    MAX_SPLIT_DEPTH,
+    PartResult,
+    Settings,
+    choose_split,
+    disassociate_part,
+    holders,
+)
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["DEFAULT_BLOCKSIZE", "DEFAULT_SPLIT_DEPTH", "DaskRun", "check_dask_input", "dask_client", "plan_dask_run"]
 

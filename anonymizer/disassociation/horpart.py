@@ -114,8 +114,8 @@ import numpy as np
 import scipy.sparse as sp
 from tqdm import tqdm
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["HORPART_STRATEGIES", "HorizontalPartition", "horpart", "join_small_clusters"]
 

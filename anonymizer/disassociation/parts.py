@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm import tqdm
 
-from anonymizer.model.release import Release, Truth
 from anonymizer.io.json_writer import EncodedPart
+from anonymizer.model.release import Release, Truth
 from corpora.dataset import TransactionDataset
 
 __all__ = ["MAX_SPLIT_DEPTH", "Part", "Settings", "PartResult", "RunFigures", "choose_split", "holders", "split_parts",
@@ -257,8 +257,8 @@ def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarr
     result = PartResult(index, release, truth, np.asarray(records, dtype=np.int64), seconds,
                         timings.records_suppressed, timings.records_moved)
     if encode:
-        from corpora.common.gcpause import no_gc
         from anonymizer.io.json_writer import encode_part
+        from corpora.common.gcpause import no_gc
 
         with no_gc():
             result.figures = RunFigures(seconds=dict(seconds))

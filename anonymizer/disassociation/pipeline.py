@@ -23,10 +23,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from corpora.common.gcpause import no_gc
-from anonymizer.disassociation.horpart import BOUNDED_STRATEGIES, HORPART_STRATEGIES, HorizontalPartition, horpart, join_small_clusters
-from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
-from corpora.common.seeds import generator, resolve_seed
+from anonymizer.disassociation.horpart import (
+    BOUNDED_STRATEGIES,
+    HORPART_STRATEGIES,
+    HorizontalPartition,
+    horpart,
+    join_small_clusters,
+)
 from anonymizer.disassociation.verpart import (
     DEFAULT_MAX_ITEMSETS,
     VERPART_STRATEGIES,
@@ -34,8 +37,11 @@ from anonymizer.disassociation.verpart import (
     VerticalPartition,
     partition_clusters,
 )
-from corpora.dataset import TransactionDataset
+from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
 from corpora.common.errors import InputError
+from corpora.common.gcpause import no_gc
+from corpora.common.seeds import generator, resolve_seed
+from corpora.dataset import TransactionDataset
 from corpora.io.identifiers import refuse_identifiers, screen_dataset
 
 __all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "DisassociationTimings", "default_max_cluster_size", "disassociate",

@@ -100,8 +100,8 @@ import numpy as np
 from tqdm import tqdm
 
 from anonymizer.disassociation.verpart import PartitionTable, lemma2_holds
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = [
     "JointPlan",

@@ -97,8 +97,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
-from corpora.common.seeds import generator, resolve_seed
 from corpora.common.errors import InputError
+from corpora.common.seeds import generator, resolve_seed
 
 __all__ = ["TARGETS", "SafeResult", "safe_disassociate", "safe_disassociate_report", "chunk_cover",
            "partial_suppression",

@@ -55,8 +55,8 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = [
     "VERPART_STRATEGIES",

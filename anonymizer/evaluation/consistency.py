@@ -39,8 +39,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from anonymizer.model.release import Release, Truth
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["check_original", "check_before", "check_truth", "records_from_truth", "record_count_range", "ghost_bound",
            "deletes_records", "deletes_terms"]

@@ -50,8 +50,8 @@ from anonymizer.evaluation.utility import (
     resolve_re_range,
     top_k_search,
 )
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["MultiLevelTopK", "project_dataset", "multilevel_top_k", "tkd_ml2", "tkd_ml2_generalized",
            "re_generalized", "baseline_utility", "traceable_nodes"]

@@ -73,8 +73,8 @@ import numpy as np
 from tqdm import tqdm
 
 from anonymizer.model.release import Release
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["reconstruct", "reconstruct_many", "TERM_RULES"]
 

@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from anonymizer.model.release import Release
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["published_supports", "rlm", "rae"]
 

@@ -65,10 +65,10 @@ import scipy.sparse as sp
 
 from anonymizer.evaluation.consistency import check_before, check_original
 from anonymizer.evaluation.reconstruct import reconstruct
-from anonymizer.model.release import Release
 from anonymizer.evaluation.safe_metrics import rae, rlm
-from corpora.dataset import TransactionDataset
+from anonymizer.model.release import Release
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = [
     "UtilityReport",

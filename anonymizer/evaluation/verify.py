@@ -632,9 +632,9 @@ def verify_file(path: str | os.PathLike[str], exact: bool = False,
     The file is read with :func:`corpora.common.files.read_text_bounded` (at most
     :data:`MAX_RELEASE_BYTES`, UTF-8, no NUL byte). A parquet release, and a JSON release the fast
     reader accepts, are read into arrays (module docstring, "Reading")."""
-    from anonymizer.model.arrays import ArrayRelease
     from anonymizer.io.json_fast import read_release_json_arrays
     from anonymizer.io.parquet import is_parquet, read_release_parquet
+    from anonymizer.model.arrays import ArrayRelease
 
     if is_parquet(path):
         return verify(read_release_parquet(path), exact=exact, exact_max_records=exact_max_records, source=str(path))

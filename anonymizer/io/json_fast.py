@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from anonymizer.model.release import MAX_JSON_BYTES, RELEASE_FORMAT
 from anonymizer.model.arrays import ReleaseArrays, validate
+from anonymizer.model.release import MAX_JSON_BYTES, RELEASE_FORMAT
 from corpora.common.errors import InputError
 
 __all__ = ["MAX_RELEASE_DEPTH", "MIN_FAST_BYTES", "json_depth", "read_release_json_arrays", "arrays_from_json_bytes"]

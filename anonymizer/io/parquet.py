@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from anonymizer.model.release import MAX_JSON_BYTES, RELEASE_FORMAT, Release
 from anonymizer.model.arrays import ArrayRelease, ReleaseArrays, from_release, validate
+from anonymizer.model.release import MAX_JSON_BYTES, RELEASE_FORMAT, Release
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_files, atomic_open, parse_json
 

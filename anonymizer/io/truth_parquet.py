@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from corpora.common.gcpause import no_gc
-from anonymizer.model.release import TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth, check_digest
 from anonymizer.io.parquet import open_bounded
-from corpora.common.seeds import check_seed
+from anonymizer.model.release import TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth, check_digest
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_open, parse_json
+from corpora.common.gcpause import no_gc
+from corpora.common.seeds import check_seed
 
 __all__ = ["TRUTH_METADATA_KEY", "is_truth_parquet", "truth_table", "save_truth_parquet", "read_truth_parquet"]
 

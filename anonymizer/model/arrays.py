@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from corpora.common.gcpause import no_gc
 from anonymizer.model.release import MAX_RECORDS, Cluster, JointCluster, Release, _parse_params
 from corpora.common.errors import InputError
+from corpora.common.gcpause import no_gc
 
 __all__ = ["ReleaseArrays", "ArrayRelease", "validate", "arrays_of", "from_release"]
 

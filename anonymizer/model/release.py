@@ -41,9 +41,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpora.common.seeds import check_seed
 from corpora.common.errors import InputError
 from corpora.common.files import parse_json, read_text_bounded
+from corpora.common.seeds import check_seed
 
 __all__ = [
     "RELEASE_FORMAT",
@@ -569,10 +569,10 @@ def load_release(path: str | os.PathLike[str]) -> Release:
     """
     from tqdm import tqdm
 
-    from corpora.common.gcpause import no_gc
-    from anonymizer.model.arrays import ArrayRelease
     from anonymizer.io.json_fast import read_release_json_arrays
     from anonymizer.io.parquet import is_parquet, read_release_parquet
+    from anonymizer.model.arrays import ArrayRelease
+    from corpora.common.gcpause import no_gc
 
     try:
         before = os.stat(path)
@@ -600,8 +600,8 @@ def load_release(path: str | os.PathLike[str]) -> Release:
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
     """Read and validate a truth file, JSON or parquet (:mod:`anonymizer.io.truth_parquet`)."""
-    from corpora.common.gcpause import no_gc
     from anonymizer.io.parquet import is_parquet
+    from corpora.common.gcpause import no_gc
 
     if is_parquet(path):
         from anonymizer.io.truth_parquet import read_truth_parquet

@@ -14,11 +14,11 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from corpora.common.seeds import seed_argument
 from attacks.auditing import DEFAULT_MAX_PEM, DEFAULT_MAX_SEMANTIC_GAIN, DEFAULT_MAX_VULNERABLE, audit
 from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.errors import ArgumentParser
 from corpora.common.files import check_output_paths, write_text_atomic
+from corpora.common.seeds import seed_argument
 from corpora.io.formats import FORMATS
 
 __all__ = ["main", "build_parser"]

@@ -7,13 +7,13 @@ import sys
 from collections.abc import Sequence
 
 from anonymizer.model.release import load_release, load_truth
-from corpora.common.seeds import seed_argument
 from attacks.cover.detector import CoverReport, run_cover_attack
 from attacks.cover.knowledge import ATTACKERS, load_knowledge, make_knowledge, save_knowledge
-from corpora.common.bounds import int_option
 from corpora.cli.options import add_reading_options, reading_options
+from corpora.common.bounds import int_option
 from corpora.common.errors import ArgumentParser, InputError
 from corpora.common.files import check_output_paths
+from corpora.common.seeds import seed_argument
 from corpora.io.formats import FORMATS
 
 __all__ = ["main", "format_report"]

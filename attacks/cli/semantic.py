@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 
 from anonymizer.model.release import load_release, load_truth
-from corpora.common.seeds import seed_argument
 from attacks.semantic import ngd as ngd_mod
+from attacks.semantic.attack import CHUNK_PARTS, DEFAULT_VPA_LIMIT, run_semantic_attack
 from attacks.semantic.scorers import (
     DEFAULT_SCORER,
     SCORER_SPECS,
@@ -29,10 +29,10 @@ from attacks.semantic.scorers import (
     make_scorer,
 )
 from attacks.semantic.selectors import SELECTORS
-from attacks.semantic.attack import CHUNK_PARTS, DEFAULT_VPA_LIMIT, run_semantic_attack
 from corpora.common.bounds import int_option
 from corpora.common.errors import ArgumentParser, InputError
 from corpora.common.files import atomic_open, check_output_paths
+from corpora.common.seeds import seed_argument
 
 __all__ = ["main", "build_parser"]
 

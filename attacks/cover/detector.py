@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from anonymizer.model.release import Release
-from attacks.cover.problem import FlatRelease, awad_covers, barakat_relations, flatten
 from attacks.cover.knowledge import Knowledge, make_knowledge
+from attacks.cover.problem import FlatRelease, awad_covers, barakat_relations, flatten
 from corpora.common.errors import InputError
 
 __all__ = ["CoverProblem", "Breach", "CoverReport", "detect", "run_cover_attack", "knowledge_pair_keys"]

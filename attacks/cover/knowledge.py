@@ -43,11 +43,11 @@ from pathlib import Path
 import numpy as np
 
 from anonymizer.evaluation.consistency import check_original, check_truth, records_from_truth
-from anonymizer.model.release import Release, Truth
 from anonymizer.model.arrays import arrays_of
-from corpora.dataset import TransactionDataset
+from anonymizer.model.release import Release, Truth
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_open, parse_json, read_text_bounded
+from corpora.dataset import TransactionDataset
 
 __all__ = [
     "ATTACKERS",

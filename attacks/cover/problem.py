@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from anonymizer.model.release import Release
 from anonymizer.model.arrays import ReleaseArrays
+from anonymizer.model.release import Release
 
 __all__ = ["FlatRelease", "flatten", "flatten_arrays", "AwadCovers", "awad_covers", "BarakatRelations",
            "barakat_relations"]

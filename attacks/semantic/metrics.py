@@ -70,7 +70,6 @@ from scipy.optimize import linear_sum_assignment
 
 from anonymizer.evaluation.consistency import check_truth
 from anonymizer.model.release import Release, Truth
-from attacks.semantic.ngd import term_words
 from attacks.semantic.attack import (
     ClusterReconstruction,
     SemanticResult,
@@ -78,8 +77,9 @@ from attacks.semantic.attack import (
     _cluster_anchors,
     run_semantic_attack,
 )
-from corpora.dataset import TransactionDataset
+from attacks.semantic.ngd import term_words
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = [
     "truth_reconstruction",

@@ -69,9 +69,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_open, iter_bounded, read_bounded
+from corpora.dataset import TransactionDataset
 from corpora.io.identifiers import USER_TERMS_KEY
 from corpora.io.tabular import (
     delimiter_hint,

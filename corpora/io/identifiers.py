@@ -54,8 +54,8 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["IDENTIFIER_KINDS", "USER_TERMS_KEY", "IdentifierScreen", "identifier_kind", "mask", "refuse_identifiers",
            "screen_dataset", "screen_terms"]

@@ -31,8 +31,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["generate_quest", "item_names"]
 

@@ -15,8 +15,8 @@ Record ids are 0-based positions, so r_1 of Figure 2a is record 0.
 
 from __future__ import annotations
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 
 __all__ = ["TOY_DATASETS", "toy_dataset", "toy_records"]
 

@@ -58,8 +58,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from corpora.dataset import TransactionDataset
 from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
 from corpora.text.preprocess import preprocess_text
 from corpora.text.sources import TextSourceInfo, list_text_sources, load_raw_documents, source_names
 from corpora.text.topics import TopicModel, fit_topics, select_by_topics
