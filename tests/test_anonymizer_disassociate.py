@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizer.disassociation.pipeline import disassociate, run_disassociation
-from anonymizer.model.params import DisassociationParams
 from anonymizer.evaluation.verify import verify
+from anonymizer.model.params import DisassociationParams
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 from corpora.synthetic.toy import toy_dataset

@@ -15,9 +15,9 @@ import pytest
 from anonymizer import disassociate
 from anonymizer.disassociation.distributed import dask_client, plan_dask_run
 from anonymizer.disassociation.parts import split_parts
-from anonymizer.model.params import DisassociationParams
 from anonymizer.evaluation.verify import verify
 from anonymizer.io.json_writer import merge_parts
+from anonymizer.model.params import DisassociationParams
 from corpora.common.errors import InputError
 from corpora.io.formats import read_dataset, write_dataset
 from corpora.synthetic.quest import generate_quest

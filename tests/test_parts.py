@@ -19,8 +19,8 @@ from anonymizer import disassociate
 from anonymizer.disassociation.horpart import horpart
 from anonymizer.disassociation.parts import choose_split, split_parts
 from anonymizer.disassociation.pipeline import run_parts
-from anonymizer.model.params import DisassociationParams
 from anonymizer.evaluation.verify import verify
+from anonymizer.model.params import DisassociationParams
 from anonymizer.model.release import load_release, load_truth
 from corpora.common.seeds import part_seed
 from corpora.dataset import TransactionDataset
