@@ -26,6 +26,7 @@ local or on Dask, takes that object.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -203,7 +204,8 @@ def _check_method_options(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``python -m anonymizer [anonymize] INPUT ...`` in this process; returns the exit status (a
     user's mistake raises :class:`InputError`; ``python -m anonymizer`` reports it in one line)."""
-    return run_command("anonymize", argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    return run_command("anonymize", args[1:] if args[:1] == ["anonymize"] else args)
 
 
 def disassociation_params(args: argparse.Namespace) -> DisassociationParams:
