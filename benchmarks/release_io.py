@@ -118,7 +118,7 @@ CORE[0] = slot[0]
 done(time.perf_counter() - t)
 """,
     "reconstruct": """
-import anonymizer.cli.tools as cli
+import anonymizer.cli.reconstruct as cli
 from anonymizer.__main__ import main
 cli.load_release = timed(objects(cli.load_release), LOAD)
 t = time.perf_counter()
@@ -129,7 +129,7 @@ if status != 0:
 done(time.perf_counter() - t)
 """,
     "utility": """
-import anonymizer.cli.tools as cli
+import anonymizer.cli.utility as cli
 from anonymizer.__main__ import main
 cli.load_release = timed(objects(cli.load_release), LOAD)
 t = time.perf_counter()
