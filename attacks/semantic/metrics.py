@@ -79,6 +79,7 @@ from attacks.semantic.attack import (
 )
 from attacks.semantic.ngd import term_words
 from corpora.common.errors import InputError
+from corpora.common.stats import bootstrap_ratio, paired_difference_interval
 from corpora.dataset import TransactionDataset
 
 __all__ = [
@@ -648,28 +649,6 @@ def word_movers_distance(kv: Any, words_a: Sequence[str], words_b: Sequence[str]
     return float(emd2(ca / ca.sum(), cb / cb.sum(), cost))
 
 
-def _bootstrap_mean(values: np.ndarray, rng: np.random.Generator, b: int) -> tuple[float, float]:
-    """95% percentile bootstrap interval of a mean: the ratio of sums with unit denominators."""
-    return _bootstrap_ratio(values, np.ones(len(values)), rng, b)
-
-
-def _bootstrap_ratio(num: np.ndarray, den: np.ndarray, rng: np.random.Generator, b: int) -> tuple[float, float]:
-    n = len(num)
-    if n == 0 or b <= 0 or den.sum() == 0:
-        return math.nan, math.nan
-    ratios = np.empty(b)
-    step = max(1, min(b, 2_000_000 // max(n, 1)))
-    for start in range(0, b, step):
-        stop = min(b, start + step)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        d = den[idx].sum(axis=1)
-        ratios[start:stop] = np.where(d > 0, num[idx].sum(axis=1) / np.maximum(d, 1), np.nan)
-    ratios = ratios[~np.isnan(ratios)]
-    if len(ratios) == 0:
-        return math.nan, math.nan
-    return float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))
-
-
 _PerRecord = dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]
 """(metric, part) -> (record ids, numerators, denominators) of the records that count."""
 
@@ -750,7 +729,7 @@ def _evaluate_one(
             nn, dd = np.array(num, float), np.array(den, float)
             data[(metric, part)] = (np.array(ids, dtype=np.int64), nn, dd)
             value = float(nn.sum() / dd.sum()) if dd.sum() > 0 else math.nan
-            lo, hi = _bootstrap_ratio(nn, dd, rng, bootstrap)
+            lo, hi = bootstrap_ratio(nn, dd, rng, bootstrap)
             rows.append(MetricRow(metric, part, method, value, lo, hi, len(nn)))
     return rows, data
 
@@ -775,17 +754,7 @@ def _paired_differences(
         lo = hi = math.nan
         if bootstrap > 0:
             rng = np.random.default_rng([seed, 7, METRICS.index(key[0]), PARTS.index(key[1])])
-            diffs = np.empty(bootstrap)
-            step = max(1, min(bootstrap, 2_000_000 // max(n, 1)))
-            for start in range(0, bootstrap, step):
-                stop = min(bootstrap, start + step)
-                idx = rng.integers(0, n, size=(stop - start, n))
-                sda, sdb = da[idx].sum(axis=1), db[idx].sum(axis=1)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    diffs[start:stop] = na[idx].sum(axis=1) / sda - nb[idx].sum(axis=1) / sdb
-            diffs = diffs[np.isfinite(diffs)]
-            if len(diffs):
-                lo, hi = float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))
+            lo, hi = paired_difference_interval(na, da, nb, db, rng, bootstrap)
         out.append(DiffRow(key[0], key[1], method, baseline, value, lo, hi, n))
     return out
 
