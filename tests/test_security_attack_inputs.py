@@ -17,8 +17,8 @@ import pytest
 from test_semantic_cli import _files
 
 from attacks.__main__ import main as attacks_main
-from attacks.semantic.ngd import WebConfig, WebCountBackend
-from attacks.semantic.scorers import embeddings_format, load_embeddings
+from attacks.semantic.embeddings import embeddings_format, load_embeddings
+from attacks.semantic.web_counts import WebConfig, WebCountBackend
 from corpora.common.errors import InputError
 
 
