@@ -83,9 +83,11 @@ def test_a_real_kv_file_loads_only_when_trusted(tmp_path) -> None:
 
 
 def test_the_help_says_why_pickles_need_trust(capsys) -> None:
-    from attacks.cli.semantic import build_parser
+    import attacks.cli.semantic as command
+    from attacks.__main__ import TOOL
+    from corpora.common.cli import command_parser
 
-    text = " ".join(build_parser().format_help().split())
+    text = " ".join(command_parser(TOOL, "semantic", command).format_help().split())
     assert "--trust-pickle" in text and "runs any code" in text
 
 
