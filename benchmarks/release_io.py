@@ -94,10 +94,11 @@ done(LOAD[0])
 """,
     "cover": """
 import attacks.cli.cover as cli
+from attacks.__main__ import main
 cli.load_release = timed(cli.load_release, LOAD)
 t = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):
-    status = cli.main([{release!r}, "--attacker", "strong", "--json"])
+    status = main(["cover", {release!r}, "--attacker", "strong", "--json"])
 if status != 0:
     sys.exit(f"exit status {{status}}")
 done(time.perf_counter() - t)
