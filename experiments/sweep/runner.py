@@ -8,11 +8,11 @@ Layout of ``results/<name>/``:
   nothing is lost or counted twice (a run is either wholly in its file or not at all).
 * ``results.csv``: the tidy table, one row per run and metric, regenerated atomically from the
   run files (during the sweep every few seconds and at the end, also after an interruption).
-* ``figures/*.png|svg`` and ``report.md``: see :mod:`experiments.plots`.
+* ``figures/*.png|svg`` and ``report.md``: see :mod:`experiments.report.plots`.
 
 The work of a run is a *task*: a callable ``task(config) -> list[dict]`` returning metric rows
 (``metric``, ``value`` and optionally ``attack``, ``method``, ``chunks``, ``rank``, ``seconds``). The
-default task, :func:`experiments.tasks.run_task`, calls the anonymizer and the attacks; tests
+default task, :func:`experiments.sweep.task.run_task`, calls the anonymizer and the attacks; tests
 and other studies pass their own. A task that raises is recorded as a failed run (its error
 kept in the table) and the sweep goes on.
 """
@@ -20,8 +20,6 @@ kept in the table) and the sweep goes on.
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import math
 import os
@@ -39,10 +37,14 @@ from typing import Any
 from tqdm import tqdm
 
 from corpora.common.errors import InputError, memory_message
-from corpora.common.files import atomic_open, write_json_atomic, write_text_atomic
-from experiments.grid import RUN_PARAMS, Run, expand_runs, filter_runs
-from experiments.guard import die_with_parent, results_lock
-from experiments.schema import DatasetSpec, SweepSpec
+from corpora.common.files import atomic_open, write_json_atomic
+from experiments.report.plots import write_figures_and_report
+from experiments.sweep import task as default_task
+from experiments.sweep.grid import Run, expand_runs, filter_runs
+from experiments.sweep.guard import die_with_parent, results_lock
+from experiments.sweep.spec import DatasetSpec, SweepSpec
+from experiments.sweep.table import CSV_COLUMNS, read_results, write_results_csv
+from experiments.sweep.table import fmt as _fmt
 
 __all__ = [
     "CSV_COLUMNS",
@@ -58,9 +60,6 @@ __all__ = [
 ]
 
 RUN_FORMAT = "experiments-run/1"
-CSV_COLUMNS = ("run", *RUN_PARAMS, "attack", "method", "chunks", "rank", "metric", "value", "seconds", "status",
-               "error", "versions")
-"""Columns of ``results.csv``."""
 
 Task = Callable[[Mapping[str, Any]], list[dict[str, Any]]]
 _ROW_KEYS = {"metric", "value", "attack", "method", "chunks", "rank", "seconds"}
@@ -145,58 +144,6 @@ def load_run_record(path: Path) -> dict[str, Any] | None:
     if record.get("status") not in ("ok", "error") or not isinstance(record.get("rows"), list):
         return None
     return record
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
-def write_results_csv(path: Path, runs: Sequence[Run], records: Mapping[str, Mapping[str, Any]]) -> int:
-    """Write the tidy table of the finished ``runs`` atomically; return the number of data rows."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    n = 0
-    for run in runs:
-        rec = records.get(run.key)
-        if rec is None:
-            continue
-        params = run.params
-        base = [run.key, *(_fmt(params[p]) for p in RUN_PARAMS)]
-        if rec["status"] == "error":
-            writer.writerow([*base, "", "", "", "", "error", "", _fmt(rec.get("seconds")), "error",
-                             rec.get("error") or "", rec.get("versions", "")])
-            n += 1
-            continue
-        for row in rec["rows"]:
-            writer.writerow([*base, row["attack"], row["method"], row["chunks"], _fmt(row.get("rank")), row["metric"],
-                             _fmt(row["value"]), _fmt(row["seconds"]), "ok", "", rec.get("versions", "")])
-            n += 1
-    write_text_atomic(path, buf.getvalue())
-    return n
-
-
-def read_results(path: str | os.PathLike[str]):
-    """Read ``results.csv`` into a pandas DataFrame with typed parameter columns."""
-    import pandas as pd
-
-    df = pd.read_csv(path, dtype={"run": str, "dataset": str, "horpart": str, "verpart": str, "attack": str,
-                                  "method": str, "chunks": str, "metric": str, "status": str, "error": str,
-                                  "refine": str, "safe": str,
-                                  "versions": str}, keep_default_na=False, na_values={"value": [""], "seconds": [""]})
-    if "rank" not in df.columns:  # a table written before the rank column existed
-        df["rank"] = ""
-    for col in ("records", "density", "k", "m", "max_cluster_size", "seed", "rank", "value", "seconds"):
-        df[col] = pd.to_numeric(df[col].replace("", None), errors="coerce")
-    for col in ("refine", "safe"):
-        df[col] = df[col].map({"true": True, "false": False})
-    return df
 
 
 @dataclass
@@ -314,9 +261,7 @@ def _run_dask(task: Task, pending: Sequence[Run], progress: _Progress, scheduler
 
 
 def _default_resolver(base_dir: str) -> Callable[[DatasetSpec], str]:
-    from experiments.tasks import resolve_dataset_label
-
-    return lambda ds: resolve_dataset_label(ds, base_dir)
+    return lambda ds: default_task.resolve_dataset_label(ds, base_dir)
 
 
 def run_sweep(
@@ -336,9 +281,9 @@ def run_sweep(
 ) -> SweepResult:
     """Run every run of ``spec`` not already cached, then write the table, figures and report.
 
-    ``task`` (default :func:`experiments.tasks.run_task`) does the work of one run;
+    ``task`` (default :func:`experiments.sweep.task.run_task`) does the work of one run;
     ``resolve`` picks each dataset entry's label (default: the first of its names that loads
-    offline, see :func:`experiments.tasks.resolve_dataset_label`; with a custom task, the
+    offline, see :func:`experiments.sweep.task.resolve_dataset_label`; with a custom task, the
     entry's label or first name). ``jobs``, ``executor``, ``scheduler`` override the file.
     ``only`` keeps the runs whose parameters match (``--only``); the table still lists every
     finished run of the sweep. ``dry_run`` prints the runs and their cache status and writes
@@ -347,9 +292,7 @@ def run_sweep(
     started = time.perf_counter()
     out = out if out is not None else sys.stdout
     if task is None:
-        from experiments.tasks import run_task
-
-        task = run_task
+        task = default_task.run_task  # looked up now, so a study (or a test) may replace it
         resolve = resolve or _default_resolver(spec.base_dir)
     jobs = jobs or spec.jobs
     executor = executor or spec.executor
@@ -437,7 +380,6 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
                          not any(e.startswith(f"run {k}:") for e in progress.errors))
     if plots:
         from corpora.synthetic.shaped import describe_stand_ins
-        from experiments.plots import write_figures_and_report
 
         result.stand_ins = describe_stand_ins(r.config["dataset"]["names"][0] for r in selected
                                               if r.config["dataset"].get("names"))
