@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from corpora.common.errors import InputError, run_cli
-from experiments import runner as runner_mod
+from experiments.sweep import runner as runner_mod
 from experiments.sweep.grid import expand_runs, parse_only
 from experiments.sweep.runner import execute_run, read_results, run_sweep, write_results_csv
 from experiments.sweep.schema import load_sweep, parse_sweep

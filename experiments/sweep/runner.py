@@ -20,6 +20,8 @@ kept in the table) and the sweep goes on.
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import math
 import os
@@ -37,14 +39,13 @@ from typing import Any
 from tqdm import tqdm
 
 from corpora.common.errors import InputError, memory_message
-from corpora.common.files import atomic_open, write_json_atomic
+from corpora.common.files import atomic_open, write_json_atomic, write_text_atomic
 from experiments.report.plots import write_figures_and_report
 from experiments.sweep import task as default_task
-from experiments.sweep.grid import Run, expand_runs, filter_runs
+from experiments.sweep.grid import RUN_PARAMS, Run, expand_runs, filter_runs
 from experiments.sweep.guard import die_with_parent, results_lock
 from experiments.sweep.spec import DatasetSpec, SweepSpec
-from experiments.sweep.table import CSV_COLUMNS, read_results, write_results_csv
-from experiments.sweep.table import fmt as _fmt
+from experiments.sweep.table import read_results
 
 __all__ = [
     "CSV_COLUMNS",
@@ -60,6 +61,9 @@ __all__ = [
 ]
 
 RUN_FORMAT = "experiments-run/1"
+CSV_COLUMNS = ("run", *RUN_PARAMS, "attack", "method", "chunks", "rank", "metric", "value", "seconds", "status",
+               "error", "versions")
+"""Columns of ``results.csv``."""
 
 Task = Callable[[Mapping[str, Any]], list[dict[str, Any]]]
 _ROW_KEYS = {"metric", "value", "attack", "method", "chunks", "rank", "seconds"}
@@ -144,6 +148,41 @@ def load_run_record(path: Path) -> dict[str, Any] | None:
     if record.get("status") not in ("ok", "error") or not isinstance(record.get("rows"), list):
         return None
     return record
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def write_results_csv(path: Path, runs: Sequence[Run], records: Mapping[str, Mapping[str, Any]]) -> int:
+    """Write the tidy table of the finished ``runs`` atomically; return the number of data rows."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    n = 0
+    for run in runs:
+        rec = records.get(run.key)
+        if rec is None:
+            continue
+        params = run.params
+        base = [run.key, *(_fmt(params[p]) for p in RUN_PARAMS)]
+        if rec["status"] == "error":
+            writer.writerow([*base, "", "", "", "", "error", "", _fmt(rec.get("seconds")), "error",
+                             rec.get("error") or "", rec.get("versions", "")])
+            n += 1
+            continue
+        for row in rec["rows"]:
+            writer.writerow([*base, row["attack"], row["method"], row["chunks"], _fmt(row.get("rank")), row["metric"],
+                             _fmt(row["value"]), _fmt(row["seconds"]), "ok", "", rec.get("versions", "")])
+            n += 1
+    write_text_atomic(path, buf.getvalue())
+    return n
 
 
 @dataclass
