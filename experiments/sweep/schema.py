@@ -121,14 +121,7 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     grid = parse_grid(ctx, raw.get("grid"))
     zip_groups = parse_zip(ctx, raw.get("zip"), grid)
     attacks = parse_attacks(ctx, raw.get("attacks"))
-    for a in attacks:
-        step = ATTACKS.get(a)
-        if step.text_only and not any(d.is_text for d in datasets):
-            raise ctx.fail(step.path, f"the {a} attack needs at least one text dataset ('text: SOURCE')")
-    for i, d in enumerate(datasets):
-        for a in d.attacks or ():
-            if a not in attacks:
-                raise ctx.fail(f"datasets[{i}].attacks", f"'{a}' is not declared in the sweep's 'attacks'")
+    _check_attacks(ctx, attacks, datasets)
     steps = {"anonymizer", "utility"} | set(attacks)
     if True in grid["safe"] or any(True in dict(d.grid).get("safe", ()) for d in datasets):
         steps.add("safe")
@@ -161,6 +154,18 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     if total > LIMITS.runs:
         raise ctx.fail("", f"the sweep has {total:,} runs; at most {LIMITS.runs:,} in one file (split it)")
     return spec
+
+
+def _check_attacks(ctx: Ctx, attacks: Mapping[str, Any], datasets: tuple[DatasetSpec, ...]) -> None:
+    """Each attack has datasets it applies to, and each dataset picks only declared attacks."""
+    for a in attacks:
+        step = ATTACKS.get(a)
+        if step.text_only and not any(d.is_text for d in datasets):
+            raise ctx.fail(step.path, f"the {a} attack needs at least one text dataset ('text: SOURCE')")
+    for i, d in enumerate(datasets):
+        for a in d.attacks or ():
+            if a not in attacks:
+                raise ctx.fail(f"datasets[{i}].attacks", f"'{a}' is not declared in the sweep's 'attacks'")
 
 
 def load_sweep(path: str | os.PathLike[str]) -> SweepSpec:

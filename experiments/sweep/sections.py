@@ -26,7 +26,7 @@ from experiments.sweep.checks import (
 from experiments.sweep.kexpr import KExpr
 from experiments.sweep.limits import GRID_PARAMS, LIMITS
 
-__all__ = ["GRID_DEFAULTS", "grid_values", "parse_attacks", "parse_grid", "parse_metrics", "parse_seeds",
+__all__ = ["grid_values", "parse_attacks", "parse_grid", "parse_metrics", "parse_seeds",
            "parse_utility", "parse_zip"]
 
 _RANGE_KEYS = ("from", "to", "step")
@@ -106,7 +106,7 @@ def grid_values(ctx: Ctx, name: str, value: Any, path: str | None = None) -> tup
     return tuple(out)
 
 
-GRID_DEFAULTS: dict[str, tuple[Any, ...]] = {
+_GRID_DEFAULTS: dict[str, tuple[Any, ...]] = {
     "k": (3,),
     "m": (2,),
     "max_cluster_size": (10,),
@@ -124,7 +124,7 @@ configuration while they keep their defaults, so the cache keys of older sweeps 
 
 
 def parse_grid(ctx: Ctx, value: Any) -> dict[str, tuple[Any, ...]]:
-    grid = dict(GRID_DEFAULTS)
+    grid = dict(_GRID_DEFAULTS)
     if value is None:
         return grid
     value = _as_mapping(ctx, value, "grid")
