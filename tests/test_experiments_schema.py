@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corpora.common.errors import InputError
-from experiments.grid import expand_points, expand_runs, filter_runs, parse_only, run_key
-from experiments.schema import KExpr, load_sweep, parse_sweep
+from experiments.sweep.grid import expand_points, expand_runs, filter_runs, parse_only, run_key
+from experiments.sweep.schema import KExpr, load_sweep, parse_sweep
 
 BASE = {
     "name": "unit",
@@ -258,7 +258,7 @@ def test_flat_zip_group_paths():
 
 
 def test_a_dataset_may_record_fewer_metrics_with_its_own_seeds():
-    from experiments.grid import expand_runs
+    from experiments.sweep.grid import expand_runs
 
     spec = parse_sweep({"name": "s", "datasets": [
         {"name": "terrovitis2012-fig2", "label": "small", "metrics": ["clusters"], "seeds": [7]},
