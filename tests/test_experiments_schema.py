@@ -96,12 +96,12 @@ def test_other_section_errors():
     assert "declared twice" in error_of(sweep(datasets=["a", "a"]))
     assert "attacks.cover.detector.attackers[0]: 'strnog' is not allowed (did you mean 'strong'?)" in error_of(
         sweep(attacks={"cover": {"attackers": ["strnog"]}}))
-    assert "attacks.semantic.attack.selectors[0]: 'ABB'" in error_of(
+    assert "attacks.semantic.selectors[0]: 'ABB'" in error_of(
         sweep(datasets=[{"text": "lee"}], attacks={"semantic": {"selectors": ["ABB"]}}))
     assert "the semantic attack needs at least one text dataset" in error_of(sweep(attacks={"semantic": {}}))
     assert "metrics[0]: 'pme' is not allowed (did you mean 'pem'?)" in error_of(sweep(metrics=["pme"]))
     assert "metric 'rlm' needs grid.safe: true" in error_of(sweep(metrics=["rlm"]))
-    assert "metric 'accuracy' needs attacks.semantic.attack" in error_of(sweep(metrics=["accuracy"]))
+    assert "metric 'accuracy' needs attacks.semantic" in error_of(sweep(metrics=["accuracy"]))
     assert "plots[0].metric: 'rlm' is not recorded by this sweep" in error_of(
         sweep(plots=[{"metric": "rlm", "x": "k"}]))
     assert "plots[0].x: 'kk'" in error_of(sweep(plots=[{"metric": "pem", "x": "kk"}]))

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from corpora.common.files import atomic_open, write_text_atomic
+from corpora.common.stats import bootstrap_interval
 from experiments.plugins import all_metrics
 from experiments.report.claims import claims_table, evaluate_claim
 from experiments.report.rows import matches as _matches
@@ -79,19 +78,6 @@ class SeriesPoint:
         return self.high > self.low
 
 
-BOOTSTRAP_RESAMPLES = 2000
-
-
-def bootstrap_interval(values: np.ndarray, seed: int = 0) -> tuple[float, float]:
-    """95% percentile-bootstrap interval of the mean of ``values`` (equal bounds when they cannot differ)."""
-    n = len(values)
-    if n < 2 or float(np.ptp(values)) == 0.0:
-        mean = float(values.mean()) if n else float("nan")
-        return mean, mean
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
 
 
 def _group_label(columns: Sequence[str], values: Sequence[Any]) -> str:

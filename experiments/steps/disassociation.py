@@ -15,10 +15,13 @@ The attacks run on the release that is published: the safe one when ``safe`` is 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping
 from typing import Any
 
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.model.params import DisassociationParams
 from corpora.dataset import TransactionDataset
 from experiments.steps.base import MetricInfo, Published, Row, row
 
@@ -165,8 +168,6 @@ class Disassociation:
     grid_params = ("k", "m", "max_cluster_size", "horpart", "verpart", "refine", "safe", "fanout")
 
     def run(self, config: Mapping[str, Any], ds: TransactionDataset) -> tuple[list[Row], Published]:
-        from anonymizer.disassociation.pipeline import disassociate
-
         wanted = set(config["metrics"])
         seed = int(config["seed"])
         safe = bool(config["safe"])
@@ -174,9 +175,9 @@ class Disassociation:
         rows: list[Row] = []
 
         t0 = time.perf_counter()
-        release, truth = disassociate(ds, k=int(config["k"]), m=int(config["m"]),
-                                      max_cluster_size=int(config["max_cluster_size"]), horpart=config["horpart"],
-                                      verpart=config["verpart"], refine=bool(config["refine"]), seed=seed)
+        # the run's parameters, checked once; safe disassociation runs as its own step below
+        params = dataclasses.replace(DisassociationParams.from_mapping(config), safe=False)
+        release, truth = disassociate(ds, params=params, seed=seed)
         rows += _anonymizer_rows(ds, release, time.perf_counter() - t0, method)
 
         published, published_truth = release, truth

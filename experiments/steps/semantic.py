@@ -20,7 +20,7 @@ from experiments.steps.base import MetricInfo, OptionChecker, Published, Row, ro
 __all__ = ["CHUNKS", "SEMANTIC", "SemanticAttack"]
 
 CHUNKS = ("both", "record", "term")  # attacks.semantic.attack.CHUNK_PARTS, the default first
-_PATH = "attacks.semantic.attack"
+_PATH = "attacks.semantic"
 _KEYS = ("scorers", "selectors", "chunks", "reference", "vpa_limit", "ngd_settings", "baselines", "bootstrap")
 _NGD_SETTINGS = ("source", "public", "private")
 _BASELINES = ("blind", "oracle")

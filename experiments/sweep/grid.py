@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from anonymizer.disassociation.pipeline import validate_parameters
+from anonymizer.model.params import default_max_cluster_size
 from corpora.common.errors import InputError
 from experiments.plugins import load
 from experiments.registry import ANONYMIZERS, ATTACKS
@@ -133,7 +134,7 @@ def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[d
             if not sizes:
                 raise InputError(f"{spec.source}: grid.max_cluster_size: '{size.text}' gives no value for k={k}, m={m}")
         else:
-            sizes = [size]
+            sizes = [default_max_cluster_size(k) if size is None else size]
         for s in sizes:
             if s > LIMITS.param_max:
                 shown = f"'{size.text}' gives {s:,}" if isinstance(size, KExpr) else f"{s:,}"

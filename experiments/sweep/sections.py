@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
 
 from anonymizer.disassociation.horpart import HORPART_STRATEGIES as HORPARTS
 from anonymizer.disassociation.verpart import VERPART_STRATEGIES as VERPARTS
+from anonymizer.model.params import DisassociationParams
 from experiments.plugins import all_metrics, metrics_for_steps
 from experiments.registry import ANONYMIZERS, ATTACKS
 from experiments.sweep.checks import (
@@ -106,19 +108,18 @@ def grid_values(ctx: Ctx, name: str, value: Any, path: str | None = None) -> tup
     return tuple(out)
 
 
+_DISASSOCIATION = {f.name: f.default for f in dataclasses.fields(DisassociationParams)}
 _GRID_DEFAULTS: dict[str, tuple[Any, ...]] = {
-    "k": (3,),
-    "m": (2,),
-    "max_cluster_size": (10,),
-    "horpart": ("original",),
-    "verpart": ("strict",),
-    "refine": (True,),
-    "safe": (False,),
+    **{name: (_DISASSOCIATION[name],) for name in ("k", "m", "max_cluster_size", "horpart", "verpart", "refine",
+                                                   "safe")},
     "anonymizer": ("disassociation",),
     "epsilon": (1.0,),
     "fanout": (5,),
 }
-"""Grid defaults. ``anonymizer`` (disassociation | apriori | diffpart), ``epsilon`` (DiffPart) and
+"""Grid defaults: the disassociation parameters default as in the API and the command line
+(:class:`~anonymizer.model.params.DisassociationParams`; ``max_cluster_size`` None means
+max(30, 2k - 1) for each point's k, resolved in :func:`experiments.sweep.grid.expand_points`).
+``anonymizer`` (disassociation | apriori | diffpart), ``epsilon`` (DiffPart) and
 ``fanout`` (the automatic hierarchy of Apriori, DiffPart and tKd-ML^2) are left out of a run's
 configuration while they keep their defaults, so the cache keys of older sweeps stay valid."""
 
