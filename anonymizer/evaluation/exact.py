@@ -53,6 +53,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from anonymizer.model.conditions import is_km_anonymous
+
 __all__ = ["EXACT_MAX_RECORDS", "MAX_SPREADS", "Leaf", "SharedChunk", "Component", "ExactResult", "prove_component",
            "build_components", "check_component"]
 
@@ -485,12 +487,7 @@ def prove_component(comp: Component, k: int, m: int) -> str | None:
             return f"cluster {leaf.id}: {s} records, fewer than k={k}"
         counts = [len(ch) for ch in leaf.record_chunks]
         for j, ch in enumerate(leaf.record_chunks):
-            q: Counter = Counter()
-            for sub in ch:
-                items = sorted(sub)
-                for r in range(1, min(m, len(items)) + 1):
-                    q.update(itertools.combinations(items, r))
-            if any(n < k for n in q.values()):
+            if not is_km_anonymous(ch, k, m):
                 return f"cluster {leaf.id} record chunk {j} is not k^m-anonymous"
         if leaf.term_chunk:
             continue

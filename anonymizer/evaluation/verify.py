@@ -66,7 +66,6 @@ else above is checked the same way for both.
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -80,6 +79,13 @@ from anonymizer.evaluation.exact import (
     build_components,
     check_component,
     prove_component,
+)
+from anonymizer.model.conditions import (
+    k_anonymity_violations,
+    km_violations,
+    lemma2_bound,
+    lemma2_h,
+    lemma2_holds,
 )
 from corpora.common.errors import InputError
 from corpora.common.files import parse_json, read_text_bounded
@@ -175,30 +181,6 @@ class _Parsed:
 
 def _fmt(itemset: Iterable[str]) -> str:
     return "{" + ", ".join(sorted(itemset)) + "}"
-
-
-def km_violations(chunk: Sequence[Sequence[str]], k: int, m: int) -> list[tuple[tuple[str, ...], int]]:
-    """Every itemset of 1..m terms that appears in ``chunk`` in fewer than ``k`` sub-records.
-
-    Brute force: all combinations of every sub-record are counted. Returns (itemset, support)
-    pairs sorted by support, then itemset.
-    """
-    counts: Counter[tuple[str, ...]] = Counter()
-    for sub in chunk:
-        terms = sorted(set(sub))
-        for size in range(1, min(m, len(terms)) + 1):
-            counts.update(itertools.combinations(terms, size))
-    bad = [(itemset, n) for itemset, n in counts.items() if n < k]
-    bad.sort(key=lambda pair: (pair[1], pair[0]))
-    return bad
-
-
-def k_anonymity_violations(chunk: Sequence[Sequence[str]], k: int) -> list[tuple[tuple[str, ...], int]]:
-    """Every distinct (non-empty) sub-record of ``chunk`` listed fewer than ``k`` times."""
-    counts = Counter(tuple(sorted(set(sub))) for sub in chunk)
-    bad = [(sub, n) for sub, n in counts.items() if n < k]
-    bad.sort(key=lambda pair: (pair[1], pair[0]))
-    return bad
 
 
 # ---- strict parsing ---------------------------------------------------------------------------
@@ -407,13 +389,12 @@ def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, un
         return None
     # Lemma 2 (Terrovitis2012 section 5) on the published term chunk, for every cluster.
     v = len(c.record_chunks)
-    h = max(1, min(m, v))  # v = 0: every record still needs a piece, i.e. the bound reads with h = 1
-    needed = c.size + k * (h - 1)
     total = sum(len(chunk) for chunk in c.record_chunks)
-    if total < needed and not term_chunk:
-        return (f"{name}: Lemma 2 fails: {total} non-empty sub-records in {v} record chunk(s) < "
-                f"size {c.size} + k*(h-1) = {needed} (h=min(m,v)={h}) and the term chunk is empty")
-    return None
+    if lemma2_holds(c.size, total, v, k, m, not term_chunk):
+        return None
+    return (f"{name}: Lemma 2 fails: {total} non-empty sub-records in {v} record chunk(s) < "
+            f"size {c.size} + k*(h-1) = {lemma2_bound(c.size, v, k, m)} (h=min(m,v)={lemma2_h(m, v)}) "
+            "and the term chunk is empty")
 
 
 def _check_joints(out: list[str], p: _Parsed) -> int:

@@ -11,7 +11,7 @@ object itself and checks, with its own parent-pointer walks and a brute-force co
 * **k^m-anonymity** (Terrovitis2012 section 2) for ``apriori``: every itemset of 1..m published
   items that some record holds is held by at least ``params.k`` records. Brute force: the
   distinct records are counted first, then every combination of each distinct record is added
-  with its multiplicity (:func:`itertools.combinations`, :class:`collections.Counter`).
+  with its multiplicity (:func:`anonymizer.model.conditions.itemset_supports`).
 
 DiffPart's guarantee (differential privacy) is a property of the random process, not of its
 output, so only the structure of a ``diffpart`` release is checked; the report says so.
@@ -19,12 +19,11 @@ output, so only the structure of a ``diffpart`` release is checked; the report s
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonymizer.model.conditions import itemset_supports, supports_below
 from corpora.common.errors import InputError
 
 __all__ = ["GeneralizedVerifyReport", "verify_generalized", "km_violations_brute"]
@@ -57,14 +56,8 @@ class GeneralizedVerifyReport:
 def km_violations_brute(records: list[tuple[str, ...]], k: int,
                         m: int) -> tuple[list[tuple[tuple[str, ...], int]], int]:
     """Every itemset of 1..m items held by 1..k-1 records (with its support), and how many itemsets occur."""
-    distinct = Counter(tuple(sorted(set(r))) for r in records)
-    counts: Counter[tuple[str, ...]] = Counter()
-    for rec, mult in distinct.items():
-        for size in range(1, min(m, len(rec)) + 1):
-            for combo in itertools.combinations(rec, size):
-                counts[combo] += mult
-    bad = sorted(((s, n) for s, n in counts.items() if n < k), key=lambda p: (p[1], p[0]))
-    return bad, len(counts)
+    counts = itemset_supports(records, m)  # Terrovitis2012's k^m-anonymity (anonymizer.model.conditions)
+    return supports_below(counts, k), len(counts)
 
 
 def _int(value: Any) -> bool:
