@@ -99,7 +99,8 @@ from typing import Generic, Protocol, TypeVar
 import numpy as np
 from tqdm import tqdm
 
-from anonymizer.disassociation.verpart import PartitionTable, lemma2_holds
+from anonymizer.disassociation.verpart import PartitionTable
+from anonymizer.model.conditions import is_k_anonymous, lemma2_holds
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
@@ -154,16 +155,6 @@ class JointPlan:
 # ---------------------------------------------------------------------------------------------
 # Anonymity tests and the greedy grouping of the refining terms into shared chunks
 # ---------------------------------------------------------------------------------------------
-
-
-def is_k_anonymous(subrecords: Sequence[Collection[T]], k: int) -> bool:
-    """True if every distinct non-empty sub-record appears at least ``k`` times.
-
-    The reading of "k-anonymous" for a shared chunk in Property 1 (Terrovitis2012 section 5):
-    empty sub-records are implied, never listed, so they are not counted.
-    """
-    counts = Counter(frozenset(sub) for sub in subrecords if len(sub) > 0)
-    return all(c >= k for c in counts.values())
 
 
 def _group_terms(

@@ -96,6 +96,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from anonymizer.model.conditions import awad_cover as chunk_cover
+from anonymizer.model.conditions import lemma2_holds
 from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
 from corpora.common.errors import InputError
 from corpora.common.seeds import generator, resolve_seed
@@ -134,20 +136,6 @@ class SafeResult:
     suppressed_occurrences: int = 0
     problems_before: int = 0
     details: list[str] = field(default_factory=list)
-
-
-def chunk_cover(chunk: Sequence[Sequence[str]]) -> tuple[list[str], int, list[str]] | None:
-    """Awad2019 Definition 3 on one chunk: (I, s(I), covered items) or None when there is no cover problem."""
-    counts: Counter[str] = Counter(t for sub in chunk for t in sub)
-    if len(counts) < 2:
-        return None
-    full = sum(1 for sub in chunk if len(sub) == len(counts))
-    if full == 0:
-        return None
-    covered = sorted(t for t, n in counts.items() if n == full)
-    if not covered:
-        return None
-    return sorted(counts), full, covered
 
 
 def partial_suppression(
@@ -194,14 +182,10 @@ def preconditions_hold(cluster_size: int, support: int, n_items: int, k: int, m:
 
 
 def _lemma2_ok(cluster: Cluster, k: int, m: int) -> bool:
-    """Terrovitis2012 Lemma 2 on the cluster's own record chunks and term chunk (module docstring).
-
-    With no record chunk left (v = 0) every record still needs a piece, so the bound reads with
-    h = max(1, min(m, v)) = 1: size non-empty sub-records, i.e. a non-empty term chunk.
-    """
-    v = len(cluster.record_chunks)
+    """Terrovitis2012 Lemma 2 on the cluster's own record chunks and term chunk (module docstring;
+    with no record chunk left every record still needs a piece: :func:`anonymizer.model.conditions.lemma2_holds`)."""
     total = sum(len(chunk) for chunk in cluster.record_chunks)
-    return bool(cluster.term_chunk) or total >= cluster.size + k * (max(1, min(m, v)) - 1)
+    return lemma2_holds(cluster.size, total, len(cluster.record_chunks), k, m, not cluster.term_chunk)
 
 
 def _shown_elsewhere(ct: ClusterTruth, j: int, shared: set[int]) -> set[int]:

@@ -49,12 +49,13 @@ before ``failure``); the chunks as sets are the same.
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from tqdm import tqdm
 
+from anonymizer.model.conditions import is_km_anonymous, lemma2_holds
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
@@ -172,14 +173,6 @@ def _pack_groups(groups: list[list[int]], bitsets: Sequence[int], k: int, m: int
             chunks.append(list(group))
             chunk_bits.append([bitsets[i] for i in group])
     return chunks
-
-
-def lemma2_holds(size: int, nonempty_subrecords: int, n_chunks: int, k: int, m: int, term_chunk_empty: bool) -> bool:
-    """Lemma 2 (Terrovitis2012 section 5): term chunk non-empty or enough non-empty sub-records."""
-    if not term_chunk_empty:
-        return True
-    h = min(m, n_chunks)
-    return nonempty_subrecords >= size + k * (h - 1)
 
 
 def _partition_one(
@@ -434,24 +427,3 @@ def verpart(
 ) -> VerticalPartition:
     """VERPART and Lemma 2 of one cluster (the records with the given ids) as a :class:`VerticalPartition`."""
     return partition_clusters(dataset, [np.asarray(records, dtype=np.int64)], k, m, variant).partitions()[0]
-
-
-def is_km_anonymous(subrecords: Sequence[Collection[Hashable]], k: int, m: int) -> bool:
-    """Is the chunk made of ``subrecords`` k^m-anonymous (Terrovitis2012 section 2)?
-
-    Every itemset of at most m terms that appears in some sub-record must appear in at least k of
-    them. Checked incrementally with :func:`extends_km` (terms added one by one; each step tests
-    only the combinations containing the new term), so no power set is enumerated.
-    """
-    bits: dict[Hashable, int] = {}
-    for i, sub in enumerate(subrecords):
-        for t in set(sub):
-            bits[t] = bits.get(t, 0) | (1 << i)
-    current: list[int] = []
-    for b in bits.values():
-        if b.bit_count() < k:
-            return False
-        if not extends_km(current, b, k, m, zero_ok=True):
-            return False
-        current.append(b)
-    return True

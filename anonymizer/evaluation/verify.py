@@ -1,8 +1,12 @@
 """An independent checker of a disassociated release: Terrovitis2012's Guarantee 1 (sections 2, 3, 5).
 
-This module shares no code with the anonymizer: it reads the release file itself (strictly, see
-below), counts every itemset of size 1..m of every sub-record with :func:`itertools.combinations`
-and a :class:`collections.Counter`, and searches small components exactly
+This module shares no code with the engine's algorithms (an import contract in ``pyproject.toml``,
+checked by ``lint-imports`` in CI, forbids it and the modules it uses to import
+:mod:`anonymizer.disassociation` or :mod:`anonymizer.baselines`, even indirectly): it reads the
+release file itself (strictly, :mod:`anonymizer.evaluation.verify_parse`), decides the chunk
+conditions with the papers' definitions as written (:mod:`anonymizer.model.conditions`: every
+itemset of size 1..m of every sub-record is counted; the engine's fast paths are property-tested
+against the same definitions), and searches small components exactly
 (:mod:`anonymizer.evaluation.exact`), so the tests can use it as a reference against the engine.
 
 **Sufficient conditions** (Terrovitis2012 section 5, Lemmas 1-3 show they give Guarantee 1). The
@@ -66,10 +70,9 @@ else above is checked the same way for both.
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -81,14 +84,19 @@ from anonymizer.evaluation.exact import (
     check_component,
     prove_component,
 )
-from corpora.common.errors import InputError
+from anonymizer.evaluation.verify_parse import RELEASE_FORMAT, ParsedCluster, ParsedRelease, parse_release
+from anonymizer.model.conditions import (
+    chunk_terms,
+    k_anonymity_violations,
+    km_violations,
+    lemma2_bound,
+    lemma2_h,
+    lemma2_holds,
+)
 from corpora.common.files import parse_json, read_text_bounded
 
 __all__ = ["VerifyReport", "verify", "verify_file", "km_violations", "k_anonymity_violations",
            "MAX_ITEMSETS_PER_CHUNK", "EXACT_MAX_RECORDS"]
-
-RELEASE_FORMAT = "disassociated/1"
-"""The format this verifier reads (written out here: the verifier does not import the engine's parser)."""
 
 MAX_RELEASE_BYTES = 4 << 30
 """A release file larger than this is refused before it is read (4 GiB)."""
@@ -145,226 +153,8 @@ class VerifyReport:
         return f"{len(self.violations)} violation(s){more} ({what})"
 
 
-@dataclass
-class _Cluster:
-    id: str
-    size: int
-    record_chunks: list[list[tuple[str, ...]]]
-    term_chunk: list[str]
-
-
-@dataclass
-class _Joint:
-    id: str
-    children: list[str]
-    shared_chunks: list[list[tuple[str, ...]]]
-
-
-@dataclass
-class _Parsed:
-    k: int | None
-    m: int | None
-    clusters: list[_Cluster]
-    joints: list[_Joint]
-    unsound: set[str]
-    """Ids of clusters and joint clusters with a structural violation (no exact search there)."""
-    flagged: set[str] = field(default_factory=set)
-    """Ids of clusters and joint clusters with a chunk violation (k^m, Lemma 2, Property 1): their
-    component fails already, so it is decided further only when it is small."""
-
-
 def _fmt(itemset: Iterable[str]) -> str:
     return "{" + ", ".join(sorted(itemset)) + "}"
-
-
-def km_violations(chunk: Sequence[Sequence[str]], k: int, m: int) -> list[tuple[tuple[str, ...], int]]:
-    """Every itemset of 1..m terms that appears in ``chunk`` in fewer than ``k`` sub-records.
-
-    Brute force: all combinations of every sub-record are counted. Returns (itemset, support)
-    pairs sorted by support, then itemset.
-    """
-    counts: Counter[tuple[str, ...]] = Counter()
-    for sub in chunk:
-        terms = sorted(set(sub))
-        for size in range(1, min(m, len(terms)) + 1):
-            counts.update(itertools.combinations(terms, size))
-    bad = [(itemset, n) for itemset, n in counts.items() if n < k]
-    bad.sort(key=lambda pair: (pair[1], pair[0]))
-    return bad
-
-
-def k_anonymity_violations(chunk: Sequence[Sequence[str]], k: int) -> list[tuple[tuple[str, ...], int]]:
-    """Every distinct (non-empty) sub-record of ``chunk`` listed fewer than ``k`` times."""
-    counts = Counter(tuple(sorted(set(sub))) for sub in chunk)
-    bad = [(sub, n) for sub, n in counts.items() if n < k]
-    bad.sort(key=lambda pair: (pair[1], pair[0]))
-    return bad
-
-
-# ---- strict parsing ---------------------------------------------------------------------------
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-MAX_RECORDS = 2**31 - 1
-"""A release holds at most this many records (the cluster sizes added up)."""
-
-_OPTIONAL_PARAMS: dict[str, type] = {"max_cluster_size": int, "horpart": str, "verpart": str, "refine": bool,
-                                     "safe": bool, "identifiers_allowed": bool}
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _parse_chunks(raw: Any, where: str, out: list[str], fatal: list[str],
-                  trusted: bool = False) -> tuple[list[list[tuple[str, ...]]], bool]:
-    """The chunks of ``raw`` as sorted term tuples; the flag says whether every sub-record was
-    well formed (a repeated term or an empty sub-record is a violation, a wrong type is fatal).
-    ``trusted``: the sub-records are sorted tuples of distinct terms already (module docstring)."""
-    if trusted and isinstance(raw, list):
-        return [list(chunk) for chunk in raw], True
-    if not isinstance(raw, list):
-        fatal.append(f"{where}s must be a list of chunks, got {_short(raw)}")
-        return [], False
-    sound = True
-    chunks = []
-    for j, chunk in enumerate(raw):
-        if not isinstance(chunk, list):
-            fatal.append(f"{where} {j}: a chunk must be a list of sub-records, got {_short(chunk)}")
-            continue
-        subs = []
-        for p, sub in enumerate(chunk):
-            if not isinstance(sub, list) or not all(isinstance(t, str) and t for t in sub):
-                fatal.append(f"{where} {j}: sub-record {p} must be a list of non-empty strings, got {_short(sub)}")
-            elif not sub:
-                out.append(f"{where} {j}: sub-record {p} is empty (empty sub-records are implied, never listed)")
-                sound = False
-            else:
-                if len(set(sub)) != len(sub):
-                    out.append(f"{where} {j}: sub-record {p} {sub} repeats a term")
-                    sound = False
-                subs.append(tuple(sorted(set(sub))))
-        chunks.append(subs)
-    return chunks, sound
-
-
-def _parse_params(params: Any, fatal: list[str]) -> tuple[int | None, int | None]:
-    if not isinstance(params, Mapping):
-        fatal.append(f"params must be an object, got {_short(params)}")
-        return None, None
-    k, m = params.get("k"), params.get("m")
-    if not _is_int(k) or k < 2:
-        fatal.append(f"params.k must be an integer >= 2, got {_short(k)}")
-        k = None
-    if not _is_int(m) or m < 1:
-        fatal.append(f"params.m must be an integer >= 1, got {_short(m)}")
-        m = None
-    for key, value in params.items():
-        if "seed" in key.lower():
-            fatal.append(f"params.{key} is a seed, which must never be published (it replays the random choices "
-                         "that hide the records)")
-            continue
-        want = _OPTIONAL_PARAMS.get(key)
-        if want is int and not (_is_int(value) and value >= (k or 2)):
-            fatal.append(f"params.{key} must be an integer >= k, got {_short(value)}")
-        elif want is not None and want is not int and not isinstance(value, want):
-            fatal.append(f"params.{key} must be a {want.__name__}, got {_short(value)}")
-        elif value is not None and not isinstance(value, (str, int, float, bool)):
-            fatal.append(f"params.{key} must be a number, string or boolean, got {_short(value)}")
-    return k, m
-
-
-def _entries(obj: Mapping[str, Any], key: str, default: Any, seen: set[str],
-             fatal: list[str]) -> Iterator[tuple[Mapping[str, Any], str]]:
-    """The objects listed under ``key`` with their ids; a malformed entry or id is fatal and skipped."""
-    raw = obj.get(key, default)
-    if not isinstance(raw, list):
-        fatal.append(f"'{key}' must be a list, got {_short(raw)}")
-        return
-    for i, entry in enumerate(raw):
-        if not isinstance(entry, Mapping):
-            fatal.append(f"{key}[{i}] must be an object, got {_short(entry)}")
-            continue
-        eid = entry.get("id")
-        if not isinstance(eid, str) or not eid or eid in seen:
-            fatal.append(f"{key}[{i}]: 'id' must be a unique non-empty string, got {_short(eid)}")
-            continue
-        yield entry, eid
-
-
-def _parse(obj: Any, source: str, out: list[str], trusted: bool = False) -> _Parsed:
-    """Parse ``obj`` strictly. Content problems of a well-typed release go to ``out``; a document
-    that is not a ``disassociated/1`` release (wrong format, a wrong type or range, a missing
-    key, an unknown child, a chunk with more sub-records than records) raises one InputError."""
-    if not isinstance(obj, Mapping):
-        raise InputError(f"{source}: not a release: expected a JSON object, got {type(obj).__name__}")
-    if obj.get("format") != RELEASE_FORMAT:
-        raise InputError(f"{source}: not a release: 'format' must be {RELEASE_FORMAT!r}, "
-                         f"got {_short(obj.get('format'))}")
-    fatal: list[str] = []
-    k, m = _parse_params(obj.get("params"), fatal)
-    unsound: set[str] = set()
-    seen: set[str] = set()
-    records: dict[str, int] = {}  # node -> records under it
-    clusters: list[_Cluster] = []
-    for c, cid in _entries(obj, "clusters", None, seen, fatal):
-        seen.add(cid)
-        name = f"cluster {cid}"
-        size = c.get("size")
-        if not _is_int(size) or not 1 <= size <= MAX_RECORDS:
-            fatal.append(f"{name}: size must be a positive integer of at most {MAX_RECORDS}, got {_short(size)}")
-            size = 0
-        chunks, sound = _parse_chunks(c.get("record_chunks"), f"{name} record chunk", out, fatal, trusted)
-        for j, chunk in enumerate(chunks):
-            if size and len(chunk) > size:
-                fatal.append(f"{name} record chunk {j}: {len(chunk)} sub-records exceed the cluster size {size}")
-        terms = c.get("term_chunk", [])
-        if not isinstance(terms, list) or not all(isinstance(t, str) and t for t in terms):
-            fatal.append(f"{name}: the term chunk must be a list of non-empty strings, got {_short(terms)}")
-            terms = []
-        elif len(set(terms)) != len(terms):
-            out.append(f"{name}: term chunk repeats a term")
-            terms, sound = sorted(set(terms)), False
-        if not sound:
-            unsound.add(cid)
-        records[cid] = size
-        clusters.append(_Cluster(cid, size, chunks, list(terms)))
-    if sum(records.values()) > MAX_RECORDS:
-        fatal.append(f"the cluster sizes add up to more than {MAX_RECORDS} records")
-    joints: list[_Joint] = []
-    parent: dict[str, str] = {}
-    for j, jid in _entries(obj, "joint_clusters", [], seen, fatal):
-        name = f"joint cluster {jid}"
-        raw_children = j.get("children")
-        if not isinstance(raw_children, list) or not raw_children:
-            fatal.append(f"{name}: 'children' must be a non-empty list of ids, got {_short(raw_children)}")
-            raw_children = []
-        children = []
-        for child in raw_children:
-            if not isinstance(child, str) or child not in seen:
-                fatal.append(f"{name}: unknown child {_short(child)} (children are defined before their joint cluster)")
-            elif child in parent:
-                fatal.append(f"{name}: child {child!r} already belongs to joint cluster {parent[child]}")
-            else:
-                parent[child] = jid
-                children.append(child)
-        seen.add(jid)
-        records[jid] = sum(records[ch] for ch in children)
-        chunks, sound = _parse_chunks(j.get("shared_chunks"), f"{name} shared chunk", out, fatal, trusted)
-        for n, chunk in enumerate(chunks):
-            if len(chunk) > records[jid]:
-                fatal.append(f"{name} shared chunk {n}: {len(chunk)} sub-records exceed the {records[jid]} records "
-                             "of its leaves")
-        if not sound:
-            unsound.add(jid)
-        joints.append(_Joint(jid, children, chunks))
-    if fatal:
-        more = f" (and {len(fatal) - 1} more problem(s))" if len(fatal) > 1 else ""
-        raise InputError(f"{source}: not a release: {fatal[0]}{more}")
-    return _Parsed(k, m, clusters, joints, unsound)
 
 
 # ---- checks -----------------------------------------------------------------------------------
@@ -376,11 +166,7 @@ def _report_itemsets(out: list[str], where: str, bad: list[tuple[tuple[str, ...]
         out.append(f"{where}: ... and {len(bad) - MAX_ITEMSETS_PER_CHUNK} more such itemsets")
 
 
-def _chunk_terms(chunk: Sequence[Sequence[str]]) -> set[str]:
-    return {t for sub in chunk for t in sub}
-
-
-def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, unsound: set[str],
+def _check_cluster(out: list[str], c: ParsedCluster, k: int | None, m: int | None, unsound: set[str],
                    flagged: set[str]) -> str | None:
     """Check one cluster's chunks into ``out``; returns its Lemma 2 failure line, if any (reported
     only when its component is not searched exactly, see :func:`verify`)."""
@@ -390,7 +176,7 @@ def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, un
     before = len(out)
     for j, chunk in enumerate(c.record_chunks):
         where = f"{name} record chunk {j}"
-        for t in sorted(_chunk_terms(chunk)):
+        for t in sorted(chunk_terms(chunk)):
             if t in seen:
                 out.append(f"{where}: term {t!r} also in record chunk {seen[t]} (chunk term sets must be disjoint)")
                 unsound.add(c.id)
@@ -407,22 +193,21 @@ def _check_cluster(out: list[str], c: _Cluster, k: int | None, m: int | None, un
         return None
     # Lemma 2 (Terrovitis2012 section 5) on the published term chunk, for every cluster.
     v = len(c.record_chunks)
-    h = max(1, min(m, v))  # v = 0: every record still needs a piece, i.e. the bound reads with h = 1
-    needed = c.size + k * (h - 1)
     total = sum(len(chunk) for chunk in c.record_chunks)
-    if total < needed and not term_chunk:
-        return (f"{name}: Lemma 2 fails: {total} non-empty sub-records in {v} record chunk(s) < "
-                f"size {c.size} + k*(h-1) = {needed} (h=min(m,v)={h}) and the term chunk is empty")
-    return None
+    if lemma2_holds(c.size, total, v, k, m, not term_chunk):
+        return None
+    return (f"{name}: Lemma 2 fails: {total} non-empty sub-records in {v} record chunk(s) < "
+            f"size {c.size} + k*(h-1) = {lemma2_bound(c.size, v, k, m)} (h=min(m,v)={lemma2_h(m, v)}) "
+            "and the term chunk is empty")
 
 
-def _check_joints(out: list[str], p: _Parsed) -> int:
+def _check_joints(out: list[str], p: ParsedRelease) -> int:
     """Property 1 and the structure of every joint cluster; returns the shared chunks checked."""
     k, m = p.k, p.m
     # Per node, memoised bottom-up: record-chunk terms of its leaves (T^r without shared terms),
     # and shared-chunk terms of it and its descendants.
     record_terms: dict[str, frozenset[str]] = {
-        c.id: frozenset().union(*(_chunk_terms(ch) for ch in c.record_chunks)) for c in p.clusters}
+        c.id: frozenset().union(*(chunk_terms(ch) for ch in c.record_chunks)) for c in p.clusters}
     inner_terms: dict[str, frozenset[str]] = {}
 
     chunks = 0
@@ -435,7 +220,7 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
         for j, chunk in enumerate(joint.shared_chunks):
             chunks += 1
             where = f"{name} shared chunk {j}"
-            terms = _chunk_terms(chunk)
+            terms = chunk_terms(chunk)
             for t in sorted(terms):
                 if t in owner:
                     out.append(f"{where}: term {t!r} also in shared chunk {owner[t]} (term sets must be disjoint)")
@@ -460,7 +245,7 @@ def _check_joints(out: list[str], p: _Parsed) -> int:
     return chunks
 
 
-def _roots(p: _Parsed) -> dict[str, str]:
+def _roots(p: ParsedRelease) -> dict[str, str]:
     """The component (top-level node id) of every cluster and joint cluster."""
     parent = {child: j.id for j in p.joints for child in j.children}
     root: dict[str, str] = {}
@@ -479,7 +264,7 @@ beyond that it is unproven. (20,000 left an 18-record engine release with 50,000
 unproven: found by tests/test_refine_properties.py in a fresh CI clone; it is searched in 3 s.)"""
 
 
-def _exact(out: list[str], unproven: list[str], p: _Parsed, exact: bool,
+def _exact(out: list[str], unproven: list[str], p: ParsedRelease, exact: bool,
            max_records: int) -> tuple[set[str], int, int, int]:
     """Decide every component (module docstring, "Deciding the components"); returns the ids of
     the clusters in components searched because they are small (Lemma 2 is not reported there),
@@ -530,7 +315,19 @@ def _exact(out: list[str], unproven: list[str], p: _Parsed, exact: bool,
     return done, len(searched), len(proven), n_components - len(searched) - len(proven)
 
 
-def _report_low(out: list[str], unproven: list[str], p: _Parsed, root: dict[str, str],
+def _holders(p: ParsedRelease, root: dict[str, str], wanted: set[str]) -> dict[str, set[str]]:
+    """The components (top-level ids) listing each ``wanted`` term anywhere."""
+    holders: dict[str, set[str]] = {t: set() for t in wanted}
+    for c in p.clusters:
+        for t in wanted & set(c.term_chunk).union(*(chunk_terms(ch) for ch in c.record_chunks)):
+            holders[t].add(root[c.id])
+    for j in p.joints:
+        for t in wanted & set().union(*(chunk_terms(ch) for ch in j.shared_chunks)):
+            holders[t].add(root[j.id])
+    return holders
+
+
+def _report_low(out: list[str], unproven: list[str], p: ParsedRelease, root: dict[str, str],
                 searched: dict[str, Component], proven: dict[str, Component],
                 low: dict[frozenset[str], list[tuple[str, int]]], k: int, m: int) -> None:
     """Add up an itemset's largest supports over the components; report those below k. An
@@ -538,14 +335,7 @@ def _report_low(out: list[str], unproven: list[str], p: _Parsed, root: dict[str,
     the exact search (at most :data:`FALLBACK_SPREADS` spreads), else it is unproven; in a
     component neither searched nor proven (broken or unproven) it is left: the verdict already
     fails there."""
-    wanted = {t for itemset in low for t in itemset}
-    holders: dict[str, set[str]] = {t: set() for t in wanted}
-    for c in p.clusters:
-        for t in wanted & set(c.term_chunk).union(*(_chunk_terms(ch) for ch in c.record_chunks)):
-            holders[t].add(root[c.id])
-    for j in p.joints:
-        for t in wanted & set().union(*(_chunk_terms(ch) for ch in j.shared_chunks)):
-            holders[t].add(root[j.id])
+    holders = _holders(p, root, {t for itemset in low for t in itemset})
     decidable = {**searched, **proven}
     recheck: dict[str, set[frozenset[str]]] = {}
     undecided: set[frozenset[str]] = set()
@@ -599,7 +389,7 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
     trusted = arrays_of(release) is not None
     obj = _plain(release) if trusted else release.to_dict() if hasattr(release, "to_dict") else release
     out: list[str] = []
-    parsed = _parse(obj, source, out, trusted)
+    parsed = parse_release(obj, source, out, trusted)
     lemma2 = {}
     for c in parsed.clusters:
         line = _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound, parsed.flagged)

@@ -11,7 +11,7 @@ object itself and checks, with its own parent-pointer walks and a brute-force co
 * **k^m-anonymity** (Terrovitis2012 section 2) for ``apriori``: every itemset of 1..m published
   items that some record holds is held by at least ``params.k`` records. Brute force: the
   distinct records are counted first, then every combination of each distinct record is added
-  with its multiplicity (:func:`itertools.combinations`, :class:`collections.Counter`).
+  with its multiplicity (:func:`anonymizer.model.conditions.itemset_supports`).
 
 DiffPart's guarantee (differential privacy) is a property of the random process, not of its
 output, so only the structure of a ``diffpart`` release is checked; the report says so.
@@ -19,12 +19,11 @@ output, so only the structure of a ``diffpart`` release is checked; the report s
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonymizer.model.conditions import itemset_supports, supports_below
 from corpora.common.errors import InputError
 
 __all__ = ["GeneralizedVerifyReport", "verify_generalized", "km_violations_brute"]
@@ -57,22 +56,16 @@ class GeneralizedVerifyReport:
 def km_violations_brute(records: list[tuple[str, ...]], k: int,
                         m: int) -> tuple[list[tuple[tuple[str, ...], int]], int]:
     """Every itemset of 1..m items held by 1..k-1 records (with its support), and how many itemsets occur."""
-    distinct = Counter(tuple(sorted(set(r))) for r in records)
-    counts: Counter[tuple[str, ...]] = Counter()
-    for rec, mult in distinct.items():
-        for size in range(1, min(m, len(rec)) + 1):
-            for combo in itertools.combinations(rec, size):
-                counts[combo] += mult
-    bad = sorted(((s, n) for s, n in counts.items() if n < k), key=lambda p: (p[1], p[0]))
-    return bad, len(counts)
+    counts = itemset_supports(records, m)  # Terrovitis2012's k^m-anonymity (anonymizer.model.conditions)
+    return supports_below(counts, k), len(counts)
 
 
 def _int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def verify_generalized(obj: Any, source: str = "release") -> GeneralizedVerifyReport:
-    """Check a parsed ``generalized/1`` object; :class:`InputError` if it is not one at all."""
+def _header(obj: Any, source: str, out: list[str]) -> tuple[str, Any, Any]:
+    """The method, k and m of a ``generalized/1`` object (a published seed is a violation)."""
     if not isinstance(obj, Mapping) or obj.get("format") != "generalized/1":
         raise InputError(f"{source}: not a generalized/1 release")
     method = obj.get("method")
@@ -81,13 +74,17 @@ def verify_generalized(obj: Any, source: str = "release") -> GeneralizedVerifyRe
     params = obj.get("params")
     if not isinstance(params, Mapping):
         raise InputError(f"{source}: 'params' must be an object")
-    out: list[str] = []
     if "seed" in params:
         out.append("params.seed: the release publishes its seed (anyone could recompute the random choices)")
     k = params.get("k")
     m = params.get("m")
     if method == "apriori" and (not _int(k) or k < 2 or not _int(m) or m < 1):
         raise InputError(f"{source}: params.k must be an integer >= 2 and params.m an integer >= 1")
+    return method, k, m
+
+
+def _hierarchy(obj: Mapping[str, Any], source: str) -> dict[str, str | None]:
+    """label -> parent label (None for the root) of the hierarchy's nodes, each parent an earlier node."""
     hier = obj.get("hierarchy")
     nodes = hier.get("nodes") if isinstance(hier, Mapping) else None
     if not isinstance(nodes, list) or not nodes:
@@ -107,7 +104,23 @@ def verify_generalized(obj: Any, source: str = "release") -> GeneralizedVerifyRe
         else:
             raise InputError(f"{source}: hierarchy.nodes[{i}]: the parent must be an earlier node (the root first)")
         labels.append(label)
-    has_child = {p for p in parent.values() if p is not None}
+    return parent
+
+
+def _covering(parent: Mapping[str, str | None], gen_set: set[str], label: str) -> list[str]:
+    """The generalized nodes among the strict ancestors of ``label``."""
+    found = []
+    node = parent.get(label)
+    while node is not None:
+        if node in gen_set:
+            found.append(node)
+        node = parent[node]
+    return found
+
+
+def _generalized(obj: Mapping[str, Any], source: str, method: str, parent: Mapping[str, str | None],
+                 has_child: set[str], out: list[str]) -> set[str]:
+    """The ``generalized`` nodes: known, internal, none under another (violations into ``out``)."""
     gen = obj.get("generalized", [])
     if not isinstance(gen, list) or not all(isinstance(g, str) for g in gen):
         raise InputError(f"{source}: 'generalized' must be a list of labels")
@@ -119,21 +132,30 @@ def verify_generalized(obj: Any, source: str = "release") -> GeneralizedVerifyRe
             out.append(f"generalized node {g!r} is a leaf")
     if method == "diffpart" and gen:
         out.append("a diffpart release generalizes no node, but 'generalized' is not empty")
-
-    def covering(label: str) -> list[str]:
-        """The generalized nodes among the strict ancestors of ``label``."""
-        found = []
-        node = parent.get(label)
-        while node is not None:
-            if node in gen_set:
-                found.append(node)
-            node = parent[node]
-        return found
-
     for g in sorted(gen_set & set(parent)):
-        above = covering(g)
+        above = _covering(parent, gen_set, g)
         if above:
             out.append(f"generalized nodes {g!r} and {above[0]!r} overlap (one lies under the other)")
+    return gen_set
+
+
+def _judge(t: str, method: str, parent: Mapping[str, str | None], has_child: set[str], gen_set: set[str]) -> str | None:
+    """Why a published item breaks the global full-subtree recoding, or None."""
+    if t not in parent:
+        return "is not in the hierarchy"
+    if method == "diffpart":
+        return None if t not in has_child else "is not a leaf"
+    if t in gen_set:
+        return None
+    if t in has_child:
+        return "is an internal node that is not in 'generalized'"
+    above = _covering(parent, gen_set, t)
+    return None if not above else f"is a leaf under generalized node {above[0]!r}"
+
+
+def _records(obj: Mapping[str, Any], source: str, method: str, parent: Mapping[str, str | None],
+             has_child: set[str], gen_set: set[str], out: list[str]) -> list[tuple[str, ...]]:
+    """The records, each item judged once (violations into ``out``; at most about 50 are listed)."""
     raw = obj.get("records")
     if not isinstance(raw, list):
         raise InputError(f"{source}: 'records' must be a list")
@@ -146,22 +168,24 @@ def verify_generalized(obj: Any, source: str = "release") -> GeneralizedVerifyRe
             out.append(f"records[{i}] repeats an item")
         for t in rec:
             if t not in judged:
-                if t not in parent:
-                    judged[t] = "is not in the hierarchy"
-                elif method == "diffpart":
-                    judged[t] = None if t not in has_child else "is not a leaf"
-                elif t in gen_set:
-                    judged[t] = None
-                elif t in has_child:
-                    judged[t] = "is an internal node that is not in 'generalized'"
-                else:
-                    judged[t] = None if not covering(t) else f"is a leaf under generalized node {covering(t)[0]!r}"
+                judged[t] = _judge(t, method, parent, has_child, gen_set)
             if judged[t]:
                 out.append(f"records[{i}]: item {t!r} {judged[t]} (not a global full-subtree recoding)")
         records.append(tuple(rec))
         if len(out) > 50:
             out.append("... more violations not listed")
             break
+    return records
+
+
+def verify_generalized(obj: Any, source: str = "release") -> GeneralizedVerifyReport:
+    """Check a parsed ``generalized/1`` object; :class:`InputError` if it is not one at all."""
+    out: list[str] = []
+    method, k, m = _header(obj, source, out)
+    parent = _hierarchy(obj, source)
+    has_child = {p for p in parent.values() if p is not None}
+    gen_set = _generalized(obj, source, method, parent, has_child, out)
+    records = _records(obj, source, method, parent, has_child, gen_set, out)
     report = GeneralizedVerifyReport(ok=False, method=str(method), records=len(records),
                                      distinct_records=len(set(records)), k=k if _int(k) else None,
                                      m=m if _int(m) else None)
