@@ -353,9 +353,10 @@ def horpart(
     ``disassociate`` does). See the module docstring for the stop rule and each strategy.
     """
     _validate(dataset, k, max_cluster_size, strategy)
+    index = GroupIndex(dataset)
     n = len(dataset)
     bar = tqdm(total=n, desc="horpart", unit="rec", disable=not sys.stderr.isatty(), leave=False)
-    run = _Run(index=GroupIndex(dataset), k=k, max_cluster_size=max_cluster_size, strategy=strategy, bar=bar,
+    run = _Run(index=index, k=k, max_cluster_size=max_cluster_size, strategy=strategy, bar=bar,
                stack=[(np.arange(n, dtype=np.int64), (), None)], moved=np.zeros(n, dtype=bool), last_round=n)
     try:
         while True:
