@@ -88,32 +88,39 @@ than ``max_cluster_size`` of its records, every split peels off D1 of at most
 ``max_cluster_size`` records that needs no further split, and D2 keeps ``ignore``; the same holds
 for D2 (supports only drop). Run one split at a time this costs O(|D|) per peeled part, which is
 quadratic on records of support-1 terms (one record peeled per split). Such a chain is run in one
-pass over the group's entries instead (:func:`_peel_chain`: posting lists of the group and a heap
-of term supports updated as records leave), giving the same parts in the same order, after
-which each strategy handles the parts exactly as it handles single splits.
+pass over the group's entries instead (:func:`anonymizer.disassociation.horpart_groups.peel_chain`:
+posting lists of the group and a heap of term supports updated as records leave), giving the same
+parts in the same order, after which each strategy handles the parts exactly as it handles single
+splits.
 
 Counts: :attr:`HorizontalPartition.suppressed` lists the records ``suppression`` deleted;
 :attr:`HorizontalPartition.moved` counts the records ``adding`` or ``remaining`` took out of the
 part their split put them in (each record counted once).
 
-Speed otherwise: every record is a row of the dataset's CSR arrays; a group is a sorted int64 array
-of record ids; the term counts of a group are kept sparse and computed only for the smaller child
-of a split (the larger child's counts are the parent's minus the smaller's); membership of the
-split term comes from a posting list with a binary search. The whole run is close to linear in
-the number of term occurrences.
+Speed otherwise (:mod:`anonymizer.disassociation.horpart_groups`): every record is a row of the
+dataset's CSR arrays; a group is a sorted int64 array of record ids; the term counts of a group are
+kept sparse and computed only for the smaller child of a split (the larger child's counts are the
+parent's minus the smaller's); membership of the split term comes from a posting list with a binary
+search. The whole run is close to linear in the number of term occurrences.
 """
 
 from __future__ import annotations
 
-import heapq
-import math
 import sys
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 from tqdm import tqdm
 
+from anonymizer.disassociation.horpart_groups import (
+    Counts,
+    GroupIndex,
+    add_counts,
+    cut_group,
+    most_frequent,
+    peel_chain,
+    subtract_counts,
+)
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
@@ -127,22 +134,12 @@ BOUNDED_STRATEGIES: tuple[str, ...] = ("original", "suppression", "adding", "rem
 """Strategies whose clusters (after :func:`join_small_clusters`) never exceed ``max_cluster_size``
 when it is at least ``2k - 1``."""
 
-_Counts = np.ndarray | tuple[np.ndarray, np.ndarray]
-"""Term counts of a group: a dense array over the vocabulary (small vocabularies) or sparse
-(sorted term ids, positive counts)."""
-
-TOP_TERMS = 256
-"""Membership of this many most frequent terms is kept as bit columns (one test per record)."""
-
-DENSE_LIMIT = 1 << 16
-"""Vocabularies up to this size keep group counts dense (one vector operation per step)."""
-
 ROUND_PROGRESS = 64
 """``remaining``: the list is partitioned again only if the last round placed at least 1/64 of the
 records it started with in clusters; otherwise the list is cut (see the module docstring)."""
 
 PEEL_CHAINS = True
-"""Run chains of peeling splits in one pass (:func:`_peel_chain`); tests switch it off to check
+"""Run chains of peeling splits in one pass (:func:`peel_chain`); tests switch it off to check
 that the result equals one split at a time."""
 
 
@@ -166,221 +163,40 @@ class HorizontalPartition:
         return [len(c) for c in self.clusters]
 
 
-class _Index:
-    """CSR rows and posting lists of a dataset, for gathering term counts and splitting groups."""
-
-    def __init__(self, dataset: TransactionDataset) -> None:
-        self.dataset = dataset
-        self.indptr = np.asarray(dataset.indptr, dtype=np.int64)
-        # Term ids stay in the dataset's int32 (as do the posting lists, while record ids fit):
-        # at 10M records of 10 terms each int64 copy would be 800 MB. Every use below either
-        # counts them (bincount), compares them, or widens them to int64 first.
-        self.indices = np.asarray(dataset.indices)
-        self.lengths = np.diff(self.indptr)
-        self.n_terms = len(dataset.vocabulary)
-        n = len(self.lengths)
-        # posting lists (record ids by term, ascending): the CSC form of the incidence matrix
-        csc = sp.csr_matrix((np.ones(len(self.indices), dtype=np.int8), self.indices, self.indptr),
-                            shape=(n, max(self.n_terms, 1))).tocsc()
-        csc.sort_indices()
-        self.post_records = csc.indices if csc.indices.dtype == np.int32 else csc.indices.astype(np.int64)
-        self.post_ptr = csc.indptr.astype(np.int64)
-        del csc
-        self.marks = np.zeros(n, dtype=bool)  # scratch space of holds(), all False
-        # bit columns of the most frequent terms: split terms are mostly among them
-        supports = np.diff(self.post_ptr)
-        top = np.argsort(-supports, kind="stable")[: min(TOP_TERMS, self.n_terms)]
-        top = top[supports[top] > 0]
-        self.top_slot = np.full(max(self.n_terms, 1), -1, dtype=np.int64)
-        self.top_slot[top] = np.arange(len(top))
-        words = (len(top) + 63) // 64
-        self.top_bits = np.zeros((words, n), dtype=np.uint64)
-        # filled a slice of whole records at a time (about 4M entries), so the temporaries stay small
-        step = max(1, (1 << 22) // max(1, int(self.indptr[-1]) // max(n, 1)))
-        for lo in range(0, n, step):
-            hi = min(n, lo + step)
-            base = int(self.indptr[lo])
-            slot = self.top_slot[self.indices[base:int(self.indptr[hi])]]
-            hit = np.flatnonzero(slot >= 0)
-            rows = np.searchsorted(self.indptr, hit + base, side="right") - 1  # the record of each hit entry
-            slot = slot[hit]
-            for w in range(words):
-                sel = (slot >> 6) == w
-                r = rows[sel]
-                if len(r) == 0:
-                    continue
-                bits = np.left_shift(np.uint64(1), (slot[sel] & 63).astype(np.uint64))
-                first = np.flatnonzero(np.concatenate(([True], r[1:] != r[:-1])))
-                self.top_bits[w, r[first]] = np.bitwise_or.reduceat(bits, first)
-
-    def gather(self, records: np.ndarray) -> np.ndarray:
-        """The term ids of all the given records, concatenated (in the dataset's integer type)."""
-        lens = self.lengths[records]
-        total = int(lens.sum())
-        if total == 0:
-            return np.zeros(0, dtype=self.indices.dtype)
-        ends = np.cumsum(lens)
-        offsets = np.repeat(self.indptr[records] - (ends - lens), lens)
-        offsets += np.arange(total, dtype=np.int64)
-        return self.indices[offsets]
-
-    def counts(self, records: np.ndarray) -> _Counts:
-        """Support of every term in ``records`` (distinct ids, as every HORPART group is): a dense
-        array, or (ids, counts) for a large vocabulary. The whole dataset is counted in place."""
-        terms = self.indices if len(records) == len(self.lengths) else self.gather(records)
-        if self.n_terms <= DENSE_LIMIT:
-            return np.bincount(terms, minlength=self.n_terms)
-        if len(terms) * 8 >= self.n_terms:
-            dense = np.bincount(terms, minlength=self.n_terms)
-            ids = np.flatnonzero(dense)
-            return ids, dense[ids]
-        ids, cnt = np.unique(terms, return_counts=True)
-        return ids.astype(np.int64), cnt.astype(np.int64)
-
-    def holds(self, records: np.ndarray, term: int) -> np.ndarray:
-        """Boolean mask: which of ``records`` hold ``term``."""
-        slot = self.top_slot[term]
-        if slot >= 0:
-            word = self.top_bits[slot >> 6]
-            return (word[records] >> np.uint64(slot & 63)) & np.uint64(1) == 1
-        post = self.post_records[self.post_ptr[term] : self.post_ptr[term + 1]]
-        if len(post) == 0:
-            return np.zeros(len(records), dtype=bool)
-        if len(post) <= 4 * len(records):  # mark the posting list: linear, no binary search
-            self.marks[post] = True
-            found = self.marks[records]
-            self.marks[post] = False
-            return found
-        pos = np.searchsorted(post, records)
-        pos[pos == len(post)] = 0
-        return post[pos] == records
+Group = tuple[np.ndarray, tuple[int, ...], Counts | None]
+"""A group waiting in HORPART's queue: its records, the terms in ``ignore`` and its term counts (if known)."""
 
 
-def _content_order(indptr: np.ndarray, indices: np.ndarray, records: np.ndarray) -> np.ndarray:
-    """``records`` sorted by their term-id tuples (then by id): a content-only order."""
-    keyed = sorted(records.tolist(), key=lambda r: (tuple(indices[indptr[r] : indptr[r + 1]].tolist()), r))
-    return np.asarray(keyed, dtype=np.int64)
+@dataclass
+class _Run:
+    """HORPART's working state: the queue of groups (a stack: depth first, D1 before D2) and the output.
 
-
-def _subtract(parent: _Counts, child: _Counts) -> _Counts:
-    if isinstance(parent, np.ndarray):
-        return parent - child
-    terms, counts = parent
-    idx = np.searchsorted(terms, child[0])
-    out = counts.copy()
-    out[idx] -= child[1]
-    keep = out > 0
-    return terms[keep], out[keep]
-
-
-def _add(a: _Counts, b: _Counts) -> _Counts:
-    if isinstance(a, np.ndarray):
-        return a + b
-    terms, inverse = np.unique(np.concatenate([a[0], b[0]]), return_inverse=True)
-    counts = np.bincount(inverse, weights=np.concatenate([a[1], b[1]]), minlength=len(terms))
-    return terms, counts.astype(np.int64)
-
-
-def _most_frequent(counts: _Counts, ignore: tuple[int, ...]) -> tuple[int, int]:
-    """The most frequent term not in ``ignore`` (ties: smaller id) and its count, or (-1, 0)."""
-    if isinstance(counts, np.ndarray):
-        if len(counts) == 0:
-            return -1, 0
-        if ignore:
-            counts = counts.copy()
-            counts[list(ignore)] = 0
-        best = int(np.argmax(counts))
-        return (best, int(counts[best])) if counts[best] > 0 else (-1, 0)
-    terms, cnt = counts
-    if len(terms) == 0:
-        return -1, 0
-    if ignore:
-        ign = np.asarray(ignore, dtype=np.int64)
-        pos = np.searchsorted(terms, ign)
-        inside = pos < len(terms)
-        pos, ign = pos[inside], ign[inside]
-        cnt = cnt.copy()
-        cnt[pos[terms[pos] == ign]] = 0
-    best = int(np.argmax(cnt))
-    return (int(terms[best]), int(cnt[best])) if cnt[best] > 0 else (-1, 0)
-
-
-def _cut(indptr: np.ndarray, indices: np.ndarray, records: np.ndarray, k: int,
-         max_cluster_size: int) -> list[np.ndarray]:
-    """Cut a group into balanced pieces of at most ``max_cluster_size`` and at least ``k`` records.
-
-    With ``max_cluster_size < 2k - 1`` the two bounds can conflict; then ``>= k`` wins.
+    ``leftovers``: ``adding``'s small groups with no waiting group, ``remaining``'s list L;
+    ``added``: ``adding``'s small groups handed to the queue entry at that position;
+    ``moved``: per record, whether ``adding``/``remaining`` took it out of its split's part;
+    ``last_round``: ``remaining``'s size of the list the last round started with.
     """
-    n = len(records)
-    pieces = max(1, min(math.ceil(n / max_cluster_size), n // k))
-    if pieces == 1:
-        return [records]
-    ordered = _content_order(indptr, indices, records)
-    bounds = [(n * i) // pieces for i in range(pieces + 1)]
-    return [np.sort(ordered[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
+    index: GroupIndex
+    k: int
+    max_cluster_size: int
+    strategy: str
+    bar: tqdm
+    stack: list[Group]
+    moved: np.ndarray
+    last_round: int
+    saved: list[np.ndarray] = field(default_factory=list)
+    suppressed: list[np.ndarray] = field(default_factory=list)
+    leftovers: list[np.ndarray] = field(default_factory=list)
+    added: dict[int, list[np.ndarray]] = field(default_factory=dict)
 
-def _peel_chain(
-    index: _Index, records: np.ndarray, ignore: tuple[int, ...], max_cluster_size: int, min_rest: int,
-    stop_below: int,
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """The successive splits of a group whose terms all have support <= ``max_cluster_size``.
+    def keep(self, clusters: list[np.ndarray], done: int) -> None:
+        """Output ``clusters`` (``done`` records leave the queue)."""
+        self.saved.extend(clusters)
+        self.bar.update(done)
 
-    Each step is the split HORPART makes: the most frequent term outside ``ignore`` (ties: smaller
-    id) among the records still in the group; its holders (D1, at most ``max_cluster_size``
-    records) are peeled off and the rest (D2) keeps ``ignore``. Steps continue while the rest is
-    larger than ``max_cluster_size``; they stop before a step whose D1 has fewer than
-    ``stop_below`` records or whose D2 would have fewer than ``min_rest`` records, and when no
-    term is left. Returns the peeled parts in order (sorted id arrays) and the rest (sorted).
-    Cost: one sort of the group's entries plus a heap operation per entry.
-    """
-    lens = index.lengths[records]
-    terms = index.gather(records)
-    owner = np.repeat(np.arange(len(records), dtype=np.int64), lens)
-    if ignore:
-        keep = ~np.isin(terms, np.asarray(ignore, dtype=np.int64))
-        terms, owner = terms[keep], owner[keep]
-    uniq, local = np.unique(terms, return_inverse=True)  # local ids keep the order of term ids
-    local = local.reshape(-1)
-    counts = np.bincount(local, minlength=len(uniq))
-    by_term = np.argsort(local, kind="stable")
-    post = owner[by_term].tolist()  # holders of each local term (positions in ``records``)
-    post_ptr = np.concatenate(([0], np.cumsum(counts))).tolist()
-    rec_terms = local.tolist()  # terms of each record, in record order (entries are grouped by owner)
-    rec_ptr = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=len(records))))).tolist()
-    cnt = counts.tolist()
-    # heap keys -support * width + term: larger support first, then the smaller term id
-    width = max(len(uniq), 1)
-    heap = np.sort(-counts * width + np.arange(len(uniq), dtype=np.int64)).tolist()  # sorted, hence a heap
-    alive = bytearray(b"\x01") * len(records)
-    n_alive = len(records)
-    peeled: list[int] = []  # positions of the peeled records, part after part
-    ends: list[int] = []
-    while n_alive > max_cluster_size and heap:
-        t = heap[0] % width
-        c = cnt[t]
-        if c != -(heap[0] // width) or c == 0:  # stale entry: the support has dropped since it was pushed
-            heapq.heappop(heap)
-            continue
-        if c < stop_below or n_alive - c < min_rest:
-            break
-        heapq.heappop(heap)
-        holders = [r for r in post[post_ptr[t] : post_ptr[t + 1]] if alive[r]]
-        for r in holders:
-            alive[r] = 0
-            for u in rec_terms[rec_ptr[r] : rec_ptr[r + 1]]:
-                cu = cnt[u] - 1
-                cnt[u] = cu
-                if cu:
-                    heapq.heappush(heap, -cu * width + u)
-        holders.sort()
-        peeled.extend(holders)
-        ends.append(len(peeled))
-        n_alive -= c
-    flat = records[np.asarray(peeled, dtype=np.int64)]
-    peels = [flat[a:b] for a, b in zip([0, *ends], ends, strict=False)]  # the last start has no end
-    rest = records[np.frombuffer(bytes(alive), dtype=np.uint8).astype(bool)]
-    return peels, rest
+    def cut(self, records: np.ndarray) -> list[np.ndarray]:
+        return cut_group(self.index.indptr, self.index.indices, records, self.k, self.max_cluster_size)
 
 
 def _validate(dataset: TransactionDataset, k: int, max_cluster_size: int, strategy: str) -> None:
@@ -392,6 +208,134 @@ def _validate(dataset: TransactionDataset, k: int, max_cluster_size: int, strate
         raise InputError(f"max cluster size must be an integer >= k ({k}), got {max_cluster_size!r}")
     if len(dataset) < k:
         raise InputError(f"the dataset has {len(dataset)} records, fewer than k = {k}")
+
+
+
+def _place_small(run: _Run, small: list[np.ndarray]) -> None:
+    """A part smaller than k, under suppression, adding or remaining (AlShuhail2021 Algorithms 1-3)."""
+    if not small:
+        return
+    if run.strategy == "suppression":
+        run.suppressed.extend(small)
+        run.bar.update(sum(len(s) for s in small))
+        return
+    for s in small:
+        run.moved[s] = True
+    if run.strategy == "remaining" or not run.stack:
+        run.leftovers.extend(small)
+        return
+    # adding: join the group waiting after the sibling's subtree
+    w_records, w_ignore, w_counts = run.stack[-1]
+    if w_counts is not None:
+        run.stack[-1] = (w_records, w_ignore, add_counts(w_counts, run.index.counts(np.concatenate(small))))
+    run.added.setdefault(len(run.stack) - 1, []).extend(small)
+
+
+def _pop_group(run: _Run) -> Group:
+    """The next group of the queue, with the small groups ``adding`` handed to it."""
+    records, ignore, counts = run.stack.pop()
+    joined = run.added.pop(len(run.stack), None)
+    if joined:
+        records = np.sort(np.concatenate([records, *joined]))
+    return records, ignore, counts
+
+
+def _peel(run: _Run, records: np.ndarray, ignore: tuple[int, ...]) -> bool:
+    """A chain of peeling splits in one pass; False if it stopped before its first split."""
+    strategy, k = run.strategy, run.k
+    peels, rest = peel_chain(run.index, records, ignore, run.max_cluster_size,
+                             min_rest=1 if strategy == "original" else k,
+                             stop_below=k if strategy == "abandon" else 0)
+    if not peels:
+        return False
+    small: list[np.ndarray] = []
+    for part in peels:
+        if len(part) >= k or strategy == "original":
+            run.keep([part], len(part))
+        else:
+            small.append(part)
+    _place_small(run, small)
+    if len(rest) <= run.max_cluster_size:
+        run.keep([rest], len(rest))
+    else:  # no term left, or the next split would leave a part smaller than k
+        run.stack.append((rest, ignore, None))
+    return True
+
+
+def _split_with_small_part(run: _Run, records: np.ndarray, ignore: tuple[int, ...], counts: Counts, term: int,
+                           d1: np.ndarray, d2: np.ndarray) -> None:
+    """A split on ``term`` that leaves a part smaller than k (every strategy but ``original``)."""
+    small1 = len(d1) < run.k
+    if (small1 and len(d2) < run.k) or run.strategy == "abandon":
+        run.keep([records], len(records))  # AlShuhail2021 Table 3.2: the split is abandoned
+        return
+    small, big = (d1, d2) if small1 else (d2, d1)
+    big_ignore = ignore if small1 else ignore + (term,)
+    big_counts = None
+    if len(big) > run.max_cluster_size:
+        big_counts = subtract_counts(counts, run.index.counts(small))
+    _place_small(run, [small])
+    run.stack.append((big, big_ignore, big_counts))
+
+
+def _split(run: _Run, records: np.ndarray, ignore: tuple[int, ...], counts: Counts, term: int) -> None:
+    """Split on ``term``: D1 (records holding it, recursed with ``ignore + {term}``) and D2 (the rest)."""
+    mask = run.index.holds(records, term)
+    d1, d2 = records[mask], records[~mask]
+    if len(d2) == 0:
+        run.stack.append((d1, ignore + (term,), counts))
+        return
+    if run.strategy != "original" and (len(d1) < run.k or len(d2) < run.k):
+        _split_with_small_part(run, records, ignore, counts, term, d1, d2)
+        return
+    # a regular split: count the smaller child, derive the larger one's counts
+    c1 = c2 = None
+    if max(len(d1), len(d2)) > run.max_cluster_size:
+        if len(d1) <= len(d2):
+            c1 = run.index.counts(d1)
+            c2 = subtract_counts(counts, c1)
+        else:
+            c2 = run.index.counts(d2)
+            c1 = subtract_counts(counts, c2)
+    run.stack.append((d2, ignore, c2))
+    run.stack.append((d1, ignore + (term,), c1))
+
+
+def _partition_group(run: _Run, records: np.ndarray, ignore: tuple[int, ...], counts: Counts | None) -> None:
+    """One step of Algorithm HORPART on a group: keep it, cut it, peel a chain or split it."""
+    size = len(records)
+    if size <= run.max_cluster_size:
+        run.keep([records], size)
+        return
+    if counts is None:
+        counts = run.index.counts(records)
+    term, support = most_frequent(counts, ignore)
+    if term < 0:
+        run.keep(run.cut(records), size)
+        return
+    if PEEL_CHAINS and support <= run.max_cluster_size and _peel(run, records, ignore):
+        return  # every split from here peeled a finished part
+    _split(run, records, ignore, counts, term)  # (or the chain stopped before its first split)
+
+
+def _next_round(run: _Run) -> bool:
+    """The queue is empty: queue the leftovers again (``remaining``) or place them; False when done."""
+    if not run.leftovers:
+        return False
+    pool = np.sort(np.concatenate(run.leftovers))
+    run.leftovers = []
+    if run.strategy == "remaining" and len(pool) >= run.k:
+        if len(pool) * ROUND_PROGRESS > run.last_round * (ROUND_PROGRESS - 1):  # too little progress
+            run.keep(run.cut(pool), len(pool))
+            return False
+        run.last_round = len(pool)
+        run.stack.append((pool, (), None))
+        return True
+    # fewer than k records left (remaining) or small groups at the end of the queue (adding)
+    merged = np.union1d(run.saved[-1], pool)
+    run.saved[-1:] = run.cut(merged)
+    run.bar.update(len(pool))
+    return False
 
 
 def horpart(
@@ -409,130 +353,21 @@ def horpart(
     ``disassociate`` does). See the module docstring for the stop rule and each strategy.
     """
     _validate(dataset, k, max_cluster_size, strategy)
-    index = _Index(dataset)
+    index = GroupIndex(dataset)
     n = len(dataset)
-    saved: list[np.ndarray] = []
-    suppressed: list[np.ndarray] = []
-    moved = np.zeros(n, dtype=bool)  # adding / remaining: records taken out of their split's part
-    leftovers: list[np.ndarray] = []  # adding: small groups with no waiting group; remaining: the list L
-    stack: list[tuple[np.ndarray, tuple[int, ...], _Counts | None]] = [(np.arange(n, dtype=np.int64), (), None)]
-    added: dict[int, list[np.ndarray]] = {}  # adding: stack position -> small groups joining that entry
-    last_round = n  # remaining: size of the list the last round started with (the dataset first)
     bar = tqdm(total=n, desc="horpart", unit="rec", disable=not sys.stderr.isatty(), leave=False)
-
-    def place_small(small: list[np.ndarray]) -> None:
-        """A part smaller than k, under suppression, adding or remaining."""
-        if not small:
-            return
-        if strategy == "suppression":
-            suppressed.extend(small)
-            bar.update(sum(len(s) for s in small))
-            return
-        for s in small:
-            moved[s] = True
-        if strategy == "remaining" or not stack:
-            leftovers.extend(small)
-            return
-        # adding: join the group waiting after the sibling's subtree
-        w_records, w_ignore, w_counts = stack[-1]
-        if w_counts is not None:
-            stack[-1] = (w_records, w_ignore, _add(w_counts, index.counts(np.concatenate(small))))
-        added.setdefault(len(stack) - 1, []).extend(small)
-
+    run = _Run(index=index, k=k, max_cluster_size=max_cluster_size, strategy=strategy, bar=bar,
+               stack=[(np.arange(n, dtype=np.int64), (), None)], moved=np.zeros(n, dtype=bool), last_round=n)
     try:
         while True:
-            while stack:
-                records, ignore, counts = stack.pop()
-                joined = added.pop(len(stack), None)
-                if joined:  # adding: small groups that were handed to this waiting group
-                    records = np.sort(np.concatenate([records, *joined]))
-                size = len(records)
-                if size <= max_cluster_size:
-                    saved.append(records)
-                    bar.update(size)
-                    continue
-                if counts is None:
-                    counts = index.counts(records)
-                term, support = _most_frequent(counts, ignore)
-                if term < 0:
-                    saved.extend(_cut(index.indptr, index.indices, records, k, max_cluster_size))
-                    bar.update(size)
-                    continue
-                if PEEL_CHAINS and support <= max_cluster_size:  # every split from here peels a finished part
-                    peels, rest = _peel_chain(index, records, ignore, max_cluster_size,
-                                              min_rest=1 if strategy == "original" else k,
-                                              stop_below=k if strategy == "abandon" else 0)
-                    small: list[np.ndarray] = []
-                    for part in peels:
-                        if len(part) >= k or strategy == "original":
-                            saved.append(part)
-                            bar.update(len(part))
-                        else:
-                            small.append(part)
-                    if peels:
-                        place_small(small)
-                        if len(rest) <= max_cluster_size:
-                            saved.append(rest)
-                            bar.update(len(rest))
-                        else:  # no term left, or the next split would leave a part smaller than k
-                            stack.append((rest, ignore, None))
-                        continue
-                    # the chain stopped before its first split: that split is made below
-                mask = index.holds(records, term)
-                d1, d2 = records[mask], records[~mask]
-                if len(d2) == 0:
-                    stack.append((d1, ignore + (term,), counts))
-                    continue
-                small1, small2 = len(d1) < k, len(d2) < k
-                if strategy != "original" and (small1 or small2):
-                    if small1 and small2:
-                        saved.append(records)
-                        bar.update(size)
-                        continue
-                    if strategy == "abandon":
-                        saved.append(records)  # AlShuhail2021 Table 3.2: the split is abandoned
-                        bar.update(size)
-                        continue
-                    small, big = (d1, d2) if small1 else (d2, d1)
-                    big_ignore = ignore if small1 else ignore + (term,)
-                    big_counts = None
-                    if len(big) > max_cluster_size:
-                        big_counts = _subtract(counts, index.counts(small))
-                    place_small([small])
-                    stack.append((big, big_ignore, big_counts))
-                    continue
-                # a regular split: count the smaller child, derive the larger one's counts
-                c1 = c2 = None
-                if max(len(d1), len(d2)) > max_cluster_size:
-                    if len(d1) <= len(d2):
-                        c1 = index.counts(d1)
-                        c2 = _subtract(counts, c1)
-                    else:
-                        c2 = index.counts(d2)
-                        c1 = _subtract(counts, c2)
-                stack.append((d2, ignore, c2))
-                stack.append((d1, ignore + (term,), c1))
-            if not leftovers:
+            while run.stack:
+                _partition_group(run, *_pop_group(run))
+            if not _next_round(run):
                 break
-            pool = np.sort(np.concatenate(leftovers))
-            leftovers = []
-            if strategy == "remaining" and len(pool) >= k:
-                if len(pool) * ROUND_PROGRESS > last_round * (ROUND_PROGRESS - 1):  # too little progress
-                    saved.extend(_cut(index.indptr, index.indices, pool, k, max_cluster_size))
-                    bar.update(len(pool))
-                    break
-                last_round = len(pool)
-                stack.append((pool, (), None))
-                continue
-            # fewer than k records left (remaining) or small groups at the end of the queue (adding)
-            merged = np.union1d(saved[-1], pool)
-            saved[-1:] = _cut(index.indptr, index.indices, merged, k, max_cluster_size)
-            bar.update(len(pool))
-            break
     finally:
         bar.close()
-    gone = np.sort(np.concatenate(suppressed)) if suppressed else np.zeros(0, dtype=np.int64)
-    return HorizontalPartition(clusters=saved, suppressed=gone, moved=int(moved.sum()))
+    gone = np.sort(np.concatenate(run.suppressed)) if run.suppressed else np.zeros(0, dtype=np.int64)
+    return HorizontalPartition(clusters=run.saved, suppressed=gone, moved=int(run.moved.sum()))
 
 
 def join_small_clusters(
@@ -577,7 +412,7 @@ def join_small_clusters(
             continue
         merged = np.sort(np.concatenate(parts))
         if len(merged) > max_cluster_size:
-            clusters.extend(_cut(indptr, indices, merged, k, max_cluster_size))
+            clusters.extend(cut_group(indptr, indices, merged, k, max_cluster_size))
         else:
             clusters.append(merged)
     return HorizontalPartition(clusters=clusters, suppressed=partition.suppressed, moved=partition.moved,

@@ -289,6 +289,113 @@ def check_itemset_budget(estimate: float, m: int, max_itemsets: int | None) -> N
                          "use a smaller m, shorter records, or raise --max-itemsets")
 
 
+def _locate_records(clusters: list[np.ndarray], n_rec: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Check the clusters; returns their sizes, each record's cluster (-1: none) and position in it, and all ids."""
+    n_cl = len(clusters)
+    sizes = np.fromiter((len(c) for c in clusters), dtype=np.int64, count=n_cl)
+    label = np.full(n_rec, -1, dtype=np.int64)
+    position = np.zeros(n_rec, dtype=np.int64)
+    all_ids = np.concatenate(clusters) if n_cl else np.zeros(0, dtype=np.int64)
+    if len(all_ids):
+        if all_ids.min() < 0 or all_ids.max() >= n_rec:
+            raise InputError(f"clusters name record ids outside 0..{n_rec - 1}")
+        if np.bincount(all_ids, minlength=n_rec).max() > 1:
+            raise InputError("clusters overlap: a record id appears in more than one cluster")
+        label[all_ids] = np.repeat(np.arange(n_cl, dtype=np.int64), sizes)
+        starts = np.cumsum(sizes) - sizes
+        position[all_ids] = np.arange(len(all_ids), dtype=np.int64) - np.repeat(starts, sizes)
+    return sizes, label, position, all_ids
+
+
+def _sorted_entries(dataset: TransactionDataset, label: np.ndarray, all_ids: np.ndarray,
+                    n_cl: int) -> tuple[np.ndarray, np.ndarray]:
+    """The entries (record, term) of the clustered records, sorted by (cluster, term, record).
+
+    Returns each entry's key ``cluster * width + term`` and its record. The temporaries (one int64
+    per entry each) are built in place and released early, since at 10M records every one of them
+    is 800 MB.
+    """
+    n_rec = len(dataset)
+    indptr = np.asarray(dataset.indptr, dtype=np.int64)
+    indices = np.asarray(dataset.indices)  # int32 as stored: the keys below are built in int64
+    lens = np.diff(indptr)[all_ids]
+    total = int(lens.sum())
+    ends = np.cumsum(lens)
+    offsets = np.repeat(indptr[all_ids] - (ends - lens), lens)
+    offsets += np.arange(total, dtype=np.int64)
+    del ends
+    e_rec = np.repeat(all_ids, lens)
+    width = max(len(dataset.vocabulary), 1)
+    key = label[e_rec]
+    key *= width
+    key += indices[offsets]
+    del offsets
+    if (n_cl + 1) * width * max(n_rec, 1) < 2**62:  # one unique int64 key per entry: a plain sort
+        key *= n_rec
+        key += e_rec
+        del e_rec
+        key.sort()
+        e_rec = key % n_rec
+        key //= n_rec
+    else:
+        order = np.argsort(key, kind="stable")  # records ascending inside each (cluster, term)
+        key, e_rec = key[order], e_rec[order]
+    return key, e_rec
+
+
+def _run_starts(key: np.ndarray) -> np.ndarray:
+    """Where each run of equal keys starts (one run per (cluster, term) pair)."""
+    if not len(key):
+        return np.zeros(0, dtype=np.int64)
+    starts_mask = np.empty(len(key), dtype=bool)
+    starts_mask[0] = True
+    np.not_equal(key[1:], key[:-1], out=starts_mask[1:])
+    return np.flatnonzero(starts_mask)
+
+
+def _record_bitsets(position: np.ndarray, e_rec: np.ndarray, p_start: np.ndarray, p_end: np.ndarray,
+                    frequent: np.ndarray, cluster_sizes: np.ndarray) -> list[int]:
+    """The records of each frequent pair as a bitset of positions in its cluster: uint64 for
+    clusters of <= 64 records, Python ints for larger ones."""
+    if len(e_rec):
+        shifted = np.left_shift(np.uint64(1), position[e_rec].astype(np.uint64))
+        bits_list: list[int] = np.bitwise_or.reduceat(shifted, p_start)[frequent].tolist()
+    else:
+        bits_list = []
+    large = np.flatnonzero(cluster_sizes > 64) if len(frequent) else np.zeros(0, dtype=np.int64)
+    if len(large):
+        pos_list = position[e_rec].tolist()
+        for i in large.tolist():
+            p = frequent[i]
+            acc = 0
+            for q in pos_list[p_start[p] : p_end[p]]:
+                acc |= 1 << q
+            bits_list[i] = acc
+    return bits_list
+
+
+def _chunk_every_cluster(bits_list: list[int], f_support: list[int], f_bounds: list[int], has_rare: list[bool],
+                         sizes: np.ndarray, k: int, m: int, variant: str) -> tuple[list[int], np.ndarray]:
+    """VERPART and Lemma 2 cluster by cluster over its frequent pairs; returns each frequent pair's
+    record chunk (ordered by the VERPART rank of their first term) and each cluster's chunk count."""
+    n_cl = len(sizes)
+    n_chunks = np.zeros(n_cl, dtype=np.int64)
+    chunk_of_frequent = [-1] * len(bits_list)
+    sizes_list = sizes.tolist()
+    for c in tqdm(range(n_cl), desc="verpart", unit="cluster", disable=not sys.stderr.isatty(), leave=False):
+        a, b = f_bounds[c], f_bounds[c + 1]
+        if a == b:
+            continue
+        chunks, _moved = _partition_one(bits_list[a:b], f_support[a:b], sizes_list[c], k, m, variant,
+                                        not has_rare[c])
+        chunks.sort(key=min)  # chunk order: by the VERPART rank of their first term
+        for j, chunk in enumerate(chunks):
+            for i in chunk:
+                chunk_of_frequent[a + i] = j
+        n_chunks[c] = len(chunks)
+    return chunk_of_frequent, n_chunks
+
+
 def partition_clusters(
     dataset: TransactionDataset,
     clusters: Sequence[np.ndarray],
@@ -305,62 +412,18 @@ def partition_clusters(
     """
     _validate(k, m, variant)
     n_rec = len(dataset)
-    n_terms = len(dataset.vocabulary)
     clusters = [np.sort(np.asarray(c, dtype=np.int64)) for c in clusters]
     n_cl = len(clusters)
-    sizes = np.fromiter((len(c) for c in clusters), dtype=np.int64, count=n_cl)
-    label = np.full(n_rec, -1, dtype=np.int64)
-    position = np.zeros(n_rec, dtype=np.int64)
-    all_ids = np.concatenate(clusters) if n_cl else np.zeros(0, dtype=np.int64)
-    if len(all_ids):
-        if all_ids.min() < 0 or all_ids.max() >= n_rec:
-            raise InputError(f"clusters name record ids outside 0..{n_rec - 1}")
-        if np.bincount(all_ids, minlength=n_rec).max() > 1:
-            raise InputError("clusters overlap: a record id appears in more than one cluster")
-        label[all_ids] = np.repeat(np.arange(n_cl, dtype=np.int64), sizes)
-        starts = np.cumsum(sizes) - sizes
-        position[all_ids] = np.arange(len(all_ids), dtype=np.int64) - np.repeat(starts, sizes)
-    indptr = np.asarray(dataset.indptr, dtype=np.int64)
-    indices = np.asarray(dataset.indices)  # int32 as stored: the keys below are built in int64
-    # the entries (record, term) of the clustered records, sorted by (cluster, term, record); the
-    # temporaries (one int64 per entry each) are built in place and released early, since at 10M
-    # records every one of them is 800 MB
-    lens = np.diff(indptr)[all_ids]
-    total = int(lens.sum())
-    ends = np.cumsum(lens)
-    offsets = np.repeat(indptr[all_ids] - (ends - lens), lens)
-    offsets += np.arange(total, dtype=np.int64)
-    del ends
-    e_rec = np.repeat(all_ids, lens)
-    width = max(n_terms, 1)
-    key = label[e_rec]
-    key *= width
-    key += indices[offsets]
-    del offsets
-    if (n_cl + 1) * width * max(n_rec, 1) < 2**62:  # one unique int64 key per entry: a plain sort
-        key *= n_rec
-        key += e_rec
-        del e_rec
-        key.sort()
-        e_rec = key % n_rec
-        key //= n_rec
-    else:
-        order = np.argsort(key, kind="stable")  # records ascending inside each (cluster, term)
-        key, e_rec = key[order], e_rec[order]
-    if len(key):
-        starts_mask = np.empty(len(key), dtype=bool)
-        starts_mask[0] = True
-        np.not_equal(key[1:], key[:-1], out=starts_mask[1:])
-        p_start = np.flatnonzero(starts_mask)
-    else:
-        p_start = np.zeros(0, dtype=np.int64)
+    sizes, label, position, all_ids = _locate_records(clusters, n_rec)
+    key, e_rec = _sorted_entries(dataset, label, all_ids, n_cl)
+    width = max(len(dataset.vocabulary), 1)
+    p_start = _run_starts(key)
     p_end = np.append(p_start[1:], len(key)).astype(np.int64)
     p_key = key[p_start]
     p_cluster = p_key // width
     p_term = p_key % width
     p_support = p_end - p_start
     p_chunk = np.full(len(p_start), -1, dtype=np.int64)
-    n_chunks = np.zeros(n_cl, dtype=np.int64)
     if m >= 3 and max_itemsets is not None and len(key):  # the work of the k^m test, before it starts
         frequent_entry = np.repeat(p_support >= k, p_support)
         per_record = np.bincount(e_rec[frequent_entry], minlength=n_rec)
@@ -371,38 +434,12 @@ def partition_clusters(
     frequent = np.flatnonzero(p_support >= k)
     frequent = frequent[np.lexsort((p_term[frequent], -p_support[frequent], p_cluster[frequent]))]
     f_cluster = p_cluster[frequent]
-    # record bitsets: uint64 for clusters of <= 64 records, Python ints for larger ones
-    if len(key):
-        shifted = np.left_shift(np.uint64(1), position[e_rec].astype(np.uint64))
-        bits_list: list[int] = np.bitwise_or.reduceat(shifted, p_start)[frequent].tolist()
-    else:
-        bits_list = []
-    large = np.flatnonzero(sizes[f_cluster] > 64) if len(frequent) else np.zeros(0, dtype=np.int64)
-    if len(large):
-        pos_list = position[e_rec].tolist()
-        for i in large.tolist():
-            p = frequent[i]
-            acc = 0
-            for q in pos_list[p_start[p] : p_end[p]]:
-                acc |= 1 << q
-            bits_list[i] = acc
+    bits_list = _record_bitsets(position, e_rec, p_start, p_end, frequent, sizes[f_cluster])
     f_support = p_support[frequent].tolist()
     f_bounds = np.searchsorted(f_cluster, np.arange(n_cl + 1)).tolist()
     all_bounds = np.searchsorted(p_cluster, np.arange(n_cl + 1))
     has_rare = ((np.diff(all_bounds) - np.diff(np.asarray(f_bounds, dtype=np.int64))) > 0).tolist()
-    chunk_of_frequent = [-1] * len(frequent)
-    sizes_list = sizes.tolist()
-    for c in tqdm(range(n_cl), desc="verpart", unit="cluster", disable=not sys.stderr.isatty(), leave=False):
-        a, b = f_bounds[c], f_bounds[c + 1]
-        if a == b:
-            continue
-        chunks, _moved = _partition_one(bits_list[a:b], f_support[a:b], sizes_list[c], k, m, variant,
-                                        not has_rare[c])
-        chunks.sort(key=min)  # chunk order: by the VERPART rank of their first term
-        for j, chunk in enumerate(chunks):
-            for i in chunk:
-                chunk_of_frequent[a + i] = j
-        n_chunks[c] = len(chunks)
+    chunk_of_frequent, n_chunks = _chunk_every_cluster(bits_list, f_support, f_bounds, has_rare, sizes, k, m, variant)
     if len(frequent):
         p_chunk[frequent] = np.asarray(chunk_of_frequent, dtype=np.int64)
     return PartitionTable(
