@@ -19,7 +19,7 @@ from anonymizer import disassociate
 from anonymizer.disassociation.horpart import horpart
 from anonymizer.disassociation.parts import Settings, choose_split, run_parts, split_parts
 from anonymizer.evaluation.verify import verify
-from anonymizer.model.release import load_release, load_truth
+from anonymizer.io.release_files import load_release, load_truth
 from corpora.common.seeds import part_seed
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import read_dataset, write_dataset

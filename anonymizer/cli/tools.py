@@ -19,7 +19,8 @@
 * ``convert RELEASE OUT``: rewrite a release (or a truth file) in the other form: ``OUT`` ending
   in ``.parquet`` gets the parquet form (:mod:`anonymizer.io.parquet`,
   :mod:`anonymizer.io.truth_parquet`), any other name the JSON; either form is read
-  (:func:`anonymizer.model.release.load_release`, :func:`~anonymizer.model.release.load_truth`), the output is atomic.
+  (:func:`anonymizer.io.release_files.load_release`, :func:`~anonymizer.io.release_files.load_truth`), the
+  output is atomic.
 
 Bad arguments raise :class:`InputError` (one line, exit status 2 through the dispatcher).
 """
@@ -33,7 +34,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from anonymizer.model.release import load_release
+from anonymizer.io.release_files import load_release
 from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.bounds import MAX_RECORDS, int_option
 from corpora.common.errors import InputError
@@ -278,8 +279,9 @@ def add_convert_arguments(parser: argparse.ArgumentParser) -> None:
 def run_convert(args: argparse.Namespace) -> int:
     """``convert``: read a release in either form and write it in the form ``args.output`` names."""
     from anonymizer.io.parquet import save_release_parquet, wants_parquet
+    from anonymizer.io.release_files import load_truth, save_release, save_truth
     from anonymizer.io.truth_parquet import is_truth_parquet, save_truth_parquet
-    from anonymizer.model.release import TRUTH_FORMAT, load_truth, save_release, save_truth
+    from anonymizer.model.truth import TRUTH_FORMAT
 
     check_output_paths({"output": args.output}, {"release": args.release})
     if _peek_format(args.release) == "generalized/1":

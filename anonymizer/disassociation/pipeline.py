@@ -203,7 +203,7 @@ def disassociate(
                                        timings if timings is not None else DisassociationTimings(), ids,
                                        max_itemsets)
     if allow_identifiers:
-        release.params["identifiers_allowed"] = True
+        release = release.with_params(identifiers_allowed=True)
     if safe:
         from anonymizer.disassociation.safe import safe_disassociate
 

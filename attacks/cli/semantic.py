@@ -17,7 +17,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from anonymizer.model.release import load_release, load_truth
+from anonymizer.io.release_files import load_release, load_truth
 from attacks.semantic import ngd as ngd_mod
 from attacks.semantic.attack import CHUNK_PARTS, DEFAULT_VPA_LIMIT, run_semantic_attack
 from attacks.semantic.scorers import (
