@@ -20,9 +20,9 @@ column        type                                content
 Term ids are positions in the sorted vocabulary. The file's key-value metadata holds one key,
 ``disassociated``: a JSON object ``{"format": "disassociated/1", "params": {...}, "terms": [...]}``
 (the params of the release, never a seed, and the vocabulary). The parquet and the JSON form
-convert into each other without loss (:func:`anonymizer.model.release.load_release` reads both).
+convert into each other without loss (:func:`anonymizer.io.release_files.load_release` reads both).
 
-Reading is bounded before any data is decoded: at most :data:`anonymizer.model.release.MAX_JSON_BYTES`
+Reading is bounded before any data is decoded: at most :data:`anonymizer.model.clusters.MAX_JSON_BYTES`
 bytes on disk and as many uncompressed bytes of column data, at most :data:`MAX_ROWS` rows, the
 exact column types above, no nulls; then :func:`anonymizer.model.arrays.validate` checks every
 offset, id and size. Any failure is one :class:`~corpora.common.errors.InputError` line naming the file.

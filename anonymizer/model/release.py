@@ -74,7 +74,7 @@ __all__ = [
     "Truth",
 ]
 
-_FIELDS = ("_params", "_clusters", "_joints", "_arrays")
+_FIELDS = ("_params", "_clusters", "_joints", "_arrays", "_validated")
 
 
 class Release:
@@ -91,14 +91,16 @@ class Release:
     _clusters: tuple[Cluster, ...] | None
     _joints: tuple[JointCluster, ...] | None
     _arrays: ReleaseArrays | None
+    _validated: bool
 
     def __init__(self, params: Mapping[str, Any], clusters: Iterable[Cluster],
                  joint_clusters: Iterable[JointCluster] = ()) -> None:
         self._init(params, tuple(clusters), tuple(joint_clusters), None)
 
     def _init(self, params: Mapping[str, Any], clusters: tuple[Cluster, ...] | None,
-              joints: tuple[JointCluster, ...] | None, arrays: ReleaseArrays | None) -> None:
-        for name, value in zip(_FIELDS, (MappingProxyType(dict(params)), clusters, joints, arrays), strict=True):
+              joints: tuple[JointCluster, ...] | None, arrays: ReleaseArrays | None, validated: bool = False) -> None:
+        values = (MappingProxyType(dict(params)), clusters, joints, arrays, validated)
+        for name, value in zip(_FIELDS, values, strict=True):
             object.__setattr__(self, name, value)
 
     @classmethod
@@ -108,7 +110,7 @@ class Release:
         if not arrays.checked:
             validate(arrays, source)
         release = cls.__new__(cls)
-        release._init(arrays.params, None, None, arrays)
+        release._init(arrays.params, None, None, arrays, True)
         return release
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -116,6 +118,9 @@ class Release:
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"a Release cannot be changed (tried to delete {name!r})")
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # pickle and copy: the faces the release holds
+        return _restore, (dict(self._params), self._clusters, self._joints, self._arrays, self._validated)
 
     def with_params(self, **changes: Any) -> Release:
         """This release with ``changes`` applied to its params (keys kept in order, new ones last)."""
@@ -166,9 +171,9 @@ class Release:
 
     @property
     def validated(self) -> bool:
-        """True when the release was read into arrays that :func:`~anonymizer.model.arrays.validate`
-        accepted (every sub-record a sorted tuple of distinct terms, every bound checked)."""
-        return self._arrays is not None and self._arrays.checked
+        """True when the release was made from arrays that :func:`~anonymizer.model.arrays.validate`
+        accepted (:meth:`from_arrays`: every sub-record a sorted tuple of distinct terms, every bound checked)."""
+        return self._validated
 
     # ---- what the release says ----------------------------------------------------------------------
 
@@ -298,6 +303,13 @@ class Release:
         clusters = _parse_clusters(obj.get("clusters"), source, seen)
         joints = _parse_joints(obj.get("joint_clusters", []), source, seen)
         return cls(params, clusters, joints)
+
+
+def _restore(params: dict[str, Any], clusters: tuple[Cluster, ...] | None, joints: tuple[JointCluster, ...] | None,
+             arrays: ReleaseArrays | None, validated: bool) -> Release:
+    release = Release.__new__(Release)
+    release._init(params, clusters, joints, arrays, validated)
+    return release
 
 
 def _parse_clusters(raw: Any, source: str, seen: set[str]) -> list[Cluster]:
