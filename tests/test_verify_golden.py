@@ -223,7 +223,7 @@ def test_what_is_not_a_release_raises_one_error():
     rel.joint_clusters[0].shared_chunks[0] = rel.joint_clusters[0].shared_chunks[0] * 3
     cases.append((rel, "15 sub-records exceed the 10 records of its leaves"))
     rel = fig3()
-    rel.joint_clusters.append(JointCluster("J2", ["P1"], []))
+    rel = Release(rel.params, rel.clusters, [*rel.joint_clusters, JointCluster("J2", ["P1"], [])])
     cases.append((rel, "child 'P1' already belongs to joint cluster J1"))
     for rel, expected in cases:
         with pytest.raises(InputError, match=re.escape(expected)):
