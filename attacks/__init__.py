@@ -26,7 +26,7 @@ _LAZY = {
     "audit": ("attacks.auditing", "audit"),
     "AuditReport": ("attacks.auditing", "AuditReport"),
     "CoverReport": ("attacks.cover.detector", "CoverReport"),
-    "SemanticResult": ("attacks.semantic.attack", "SemanticResult"),
+    "SemanticResult": ("attacks.semantic.result", "SemanticResult"),
 }
 
 

@@ -23,7 +23,9 @@ from anonymizer.model.release import Release, Truth
 from attacks.cover.detector import CoverReport, run_cover_attack
 from attacks.cover.knowledge import Knowledge, make_knowledge
 from attacks.cover.problem import flatten
-from attacks.semantic.attack import SemanticResult, run_semantic_attack
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.result import SemanticResult
+from attacks.semantic.scorers import make_scorer
 from corpora.dataset import TransactionDataset
 
 __all__ = ["cover_attack", "semantic_attack", "as_release", "as_truth"]
@@ -85,7 +87,5 @@ def semantic_attack(
     if selector in ("random", "VPA"):
         scorer = None
     elif isinstance(scorer, str):
-        from attacks.semantic.scorers import make_scorer
-
         scorer = make_scorer(scorer, unknown=unknown, seed=seed)
     return run_semantic_attack(rel, scorer, selector=selector, chunks=chunks, seed=seed, **options)

@@ -52,6 +52,9 @@ from anonymizer.model.release import Release, Truth
 from attacks.api import as_release, as_truth
 from attacks.cover.detector import run_cover_attack
 from attacks.cover.knowledge import ATTACKERS, make_knowledge
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.metrics import evaluate_semantic
+from attacks.semantic.scorers import make_scorer
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 from corpora.io.identifiers import mask, screen_terms
@@ -247,10 +250,6 @@ def _semantic(release: Release, truth: Truth | None, original: TransactionDatase
         return {"status": "skipped", "word_share": share,
                 "summary": f"skipped: the terms are not words ({share:.0%} of {len(terms)} distinct terms are GloVe "
                            f"words, at least {SEMANTIC_MIN_WORD_SHARE:.0%} needed)"}
-    from attacks.semantic.attack import run_semantic_attack
-    from attacks.semantic.metrics import evaluate_semantic
-    from attacks.semantic.scorers import make_scorer
-
     scorer = make_scorer("glove")
     result = run_semantic_attack(release, scorer, selector="ABA", seed=seed, progress=False)
     metrics = evaluate_semantic(result, release, truth, original, seed=seed, bootstrap=200, wmd=False)

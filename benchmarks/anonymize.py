@@ -73,9 +73,9 @@ def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, r
     ds = load(name)
     loading = time.perf_counter() - start
     start = time.perf_counter()
-    timings = D.DisassociationTimings()
-    release, _truth = D.disassociate(ds, k, m, delta, horpart=horpart, verpart=verpart, refine=refine, seed=0,
-                                     timings=timings)
+    result = D.run_disassociation(ds, D.DisassociationParams(k, m, delta, horpart=horpart, verpart=verpart,
+                                                             refine=refine), seed=0)
+    release, timings = result.release, result.timings
     total = time.perf_counter() - start
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {

@@ -34,16 +34,14 @@ def run_one(name: str, method: str, k: int, m: int, fanout: int, epsilon: float)
     h = balanced_hierarchy(ds.vocabulary, fanout)
     out: dict = {"records": len(ds), "items": len(ds.vocabulary)}
     if method == "apriori":
-        from anonymizer.baselines.apriori import AprioriStats, apriori_anonymize
+        from anonymizer.baselines.apriori import AprioriParams, run_apriori
 
-        st = AprioriStats()
-        apriori_anonymize(ds, h, k, m, stats=st)
+        st = run_apriori(ds, h, AprioriParams(k, m, h.source)).stats
         out.update(generalized=st.generalized_nodes, fixes=st.fixes, passes=st.passes, ncp=st.ncp)
     else:
-        from anonymizer.baselines.diffpart import DiffPartStats, diffpart
+        from anonymizer.baselines.diffpart import DiffPartParams, run_diffpart
 
-        st2 = DiffPartStats()
-        diffpart(ds, h, epsilon, seed=0, stats=st2)
+        st2 = run_diffpart(ds, h, DiffPartParams(epsilon, h.source), seed=0).stats
         out.update(published=st2.published_records, expansions=st2.expansions)
     out["seconds"] = time.perf_counter() - start
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

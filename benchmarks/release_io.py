@@ -95,10 +95,11 @@ done(LOAD[0])
 """,
     "cover": """
 import attacks.cli.cover as cli
+from attacks.__main__ import main
 cli.load_release = timed(cli.load_release, LOAD)
 t = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):
-    status = cli.main([{release!r}, "--attacker", "strong", "--json"])
+    status = main(["cover", {release!r}, "--attacker", "strong", "--json"])
 if status != 0:
     sys.exit(f"exit status {{status}}")
 done(time.perf_counter() - t)
@@ -119,7 +120,7 @@ CORE[0] = slot[0]
 done(time.perf_counter() - t)
 """,
     "reconstruct": """
-import anonymizer.cli.tools as cli
+import anonymizer.cli.reconstruct as cli
 from anonymizer.__main__ import main
 cli.load_release = timed(objects(cli.load_release), LOAD)
 t = time.perf_counter()
@@ -130,7 +131,7 @@ if status != 0:
 done(time.perf_counter() - t)
 """,
     "utility": """
-import anonymizer.cli.tools as cli
+import anonymizer.cli.utility as cli
 from anonymizer.__main__ import main
 cli.load_release = timed(objects(cli.load_release), LOAD)
 t = time.perf_counter()

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corpora.common.errors import InputError
-from experiments.grid import expand_points, expand_runs, filter_runs, parse_only, run_key
-from experiments.schema import KExpr, load_sweep, parse_sweep
+from experiments.sweep.grid import expand_points, expand_runs, filter_runs, parse_only, run_key
+from experiments.sweep.schema import KExpr, load_sweep, parse_sweep
 
 BASE = {
     "name": "unit",
@@ -96,12 +96,12 @@ def test_other_section_errors():
     assert "declared twice" in error_of(sweep(datasets=["a", "a"]))
     assert "attacks.cover.detector.attackers[0]: 'strnog' is not allowed (did you mean 'strong'?)" in error_of(
         sweep(attacks={"cover": {"attackers": ["strnog"]}}))
-    assert "attacks.semantic.attack.selectors[0]: 'ABB'" in error_of(
+    assert "attacks.semantic.selectors[0]: 'ABB'" in error_of(
         sweep(datasets=[{"text": "lee"}], attacks={"semantic": {"selectors": ["ABB"]}}))
     assert "the semantic attack needs at least one text dataset" in error_of(sweep(attacks={"semantic": {}}))
     assert "metrics[0]: 'pme' is not allowed (did you mean 'pem'?)" in error_of(sweep(metrics=["pme"]))
     assert "metric 'rlm' needs grid.safe: true" in error_of(sweep(metrics=["rlm"]))
-    assert "metric 'accuracy' needs attacks.semantic.attack" in error_of(sweep(metrics=["accuracy"]))
+    assert "metric 'accuracy' needs attacks.semantic" in error_of(sweep(metrics=["accuracy"]))
     assert "plots[0].metric: 'rlm' is not recorded by this sweep" in error_of(
         sweep(plots=[{"metric": "rlm", "x": "k"}]))
     assert "plots[0].x: 'kk'" in error_of(sweep(plots=[{"metric": "pem", "x": "kk"}]))
@@ -258,7 +258,7 @@ def test_flat_zip_group_paths():
 
 
 def test_a_dataset_may_record_fewer_metrics_with_its_own_seeds():
-    from experiments.grid import expand_runs
+    from experiments.sweep.grid import expand_runs
 
     spec = parse_sweep({"name": "s", "datasets": [
         {"name": "terrovitis2012-fig2", "label": "small", "metrics": ["clusters"], "seeds": [7]},

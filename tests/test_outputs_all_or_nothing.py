@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tqdm import tqdm
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.cli.anonymize import write_published_and_secret
+from anonymizer.cli.common import write_published_and_secret
 from anonymizer.disassociation.pipeline import disassociate
 from anonymizer.io.json_writer import ReleaseWriter, release_digest, write_release_and_truth
 from anonymizer.io.parquet import write_parquet_and_secret

@@ -17,9 +17,11 @@ from reconstruction_oracle import TooLarge, guarantee1_violations, is_valid_reco
 
 from anonymizer import disassociate
 from anonymizer.disassociation.horpart import horpart
-from anonymizer.disassociation.parts import Settings, choose_split, run_parts, split_parts
+from anonymizer.disassociation.parts import choose_split, split_parts
+from anonymizer.disassociation.pipeline import run_parts
 from anonymizer.evaluation.verify import verify
 from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.params import DisassociationParams
 from corpora.common.seeds import part_seed
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import read_dataset, write_dataset
@@ -157,7 +159,7 @@ def test_cli_streams_the_same_bytes_as_the_api(tmp_path: Path, quest: Transactio
 
 def test_run_parts_yields_parts_in_order(quest: TransactionDataset) -> None:
     parts = split_parts(quest, 2, 3, 20)
-    results = list(run_parts(quest, parts, Settings(3, 2, 20), seed=1, progress=False))
+    results = list(run_parts(quest, parts, DisassociationParams(3, 2, 20), seed=1, progress=False))
     assert [r.index for r in results] == list(range(len(parts)))
     assert sum(r.release.n_records for r in results) == len(quest)
 

@@ -33,7 +33,7 @@ from anonymizer.io.release_files import load_release, load_truth, save_release, 
 from anonymizer.io.truth_parquet import TRUTH_METADATA_KEY, save_truth_parquet, truth_table
 from anonymizer.model.arrays import validate
 from anonymizer.model.release import Release
-from attacks.cli.cover import main as cover_main
+from attacks.__main__ import main as attacks_main
 from attacks.cover.detector import run_cover_attack
 from attacks.cover.knowledge import make_knowledge
 from attacks.cover.problem import flatten
@@ -357,7 +357,7 @@ def test_a_truth_file_converts_both_ways_without_loss(tmp_path, safe):
     for r, t in (("r.json", "t.json"), ("r.parquet", "t.parquet")):
         out = tmp_path / f"{r}.out"
         with open(out, "w", encoding="utf-8") as handle, contextlib.redirect_stdout(handle):
-            assert cover_main([str(tmp_path / r), "--truth", str(tmp_path / t), "--json"]) == 0
+            assert attacks_main(["cover", str(tmp_path / r), "--truth", str(tmp_path / t), "--json"]) == 0
         found = json.loads(out.read_text())
         found.pop("seconds")
         found.pop("knowledge_seconds")

@@ -11,9 +11,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from anonymizer.disassociation.pipeline import disassociate
-from attacks.semantic.attack import run_semantic_attack, verpart_consistent
-from attacks.semantic.metrics import evaluate_semantic, match_records, truth_reconstruction
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.baselines import truth_reconstruction
+from attacks.semantic.matching import match_records
+from attacks.semantic.metrics import evaluate_semantic
 from attacks.semantic.scorers import EmbeddingScorer
+from attacks.semantic.vpa import verpart_consistent
 from corpora.dataset import TransactionDataset
 
 KV = KeyedVectors.load_word2vec_format(datapath("test_glove.txt"), no_header=True)

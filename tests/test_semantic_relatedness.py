@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attacks.__main__ import main as attacks_main
-from attacks.semantic.ngd import setting_reference
+from attacks.semantic.reference import setting_reference
 from attacks.semantic.relatedness import benchmark_pairs, read_pairs, score_pairs
 from attacks.semantic.scorers import HybridScorer, make_scorer
 from attacks.semantic.wordnet import wordnet_available

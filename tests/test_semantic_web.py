@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from attacks.semantic.ngd import WebConfig, WebCountBackend
 from attacks.semantic.scorers import make_scorer
+from attacks.semantic.web_counts import WebConfig, WebCountBackend
 from corpora.common.errors import InputError
 
 SECRET = "s3cr3t-KEY-value"

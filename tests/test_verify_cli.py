@@ -8,7 +8,7 @@ import pytest
 from paper_examples import fig2b
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.cli.tools import main as tools_main
+from anonymizer.cli import run_command
 from anonymizer.io.release_files import save_release
 from corpora.common.errors import InputError
 from corpora.io.formats import write_dataset
@@ -164,7 +164,7 @@ def test_failed_reconstruct_leaves_no_file(tmp_path):
 
 def test_unknown_command_and_subprocess(files):
     with pytest.raises(InputError, match="unknown command"):
-        tools_main("frobnicate", [])
+        run_command("frobnicate", [])
     good, _, _ = files
     done = subprocess.run([sys.executable, "-m", "anonymizer", "verify", str(good)], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("OK")

@@ -55,18 +55,19 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
 
 from anonymizer.baselines.generalized import GeneralizedRelease
 from anonymizer.baselines.hierarchy import Hierarchy
+from anonymizer.model.params import AprioriParams
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
-__all__ = ["AprioriStats", "apriori_anonymize", "ncp_of_cut", "generalized_records", "MAX_COMBINATIONS",
-           "validate_apriori"]
+__all__ = ["AprioriParams", "AprioriResult", "AprioriStats", "apriori_anonymize", "ncp_of_cut", "generalized_records",
+           "MAX_COMBINATIONS", "run_apriori"]
 
 MAX_COMBINATIONS = 200_000_000
 """Most itemset occurrences (sum over records of C(length, i)) counted in one pass for i >= 3."""
@@ -84,14 +85,12 @@ class AprioriStats:
     seconds: float = 0.0
 
 
-def validate_apriori(n_records: int | None, k: int, m: int) -> None:
-    """One :class:`InputError` line for impossible parameters (k >= 2, m >= 1, k at most the records)."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
-        raise InputError(f"k must be an integer >= 2, got {k!r}")
-    if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-        raise InputError(f"m must be an integer >= 1, got {m!r}")
-    if n_records is not None and k > n_records:
-        raise InputError(f"k={k} is larger than the dataset's {n_records} non-empty records")
+@dataclass(frozen=True)
+class AprioriResult:
+    """What one Apriori run returns: the ``generalized/1`` release and what the run did."""
+
+    release: GeneralizedRelease
+    stats: AprioriStats
 
 
 class _Engine:
@@ -278,17 +277,32 @@ def generalized_records(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: 
     return out
 
 
-def apriori_anonymize(ds: TransactionDataset, hierarchy: Hierarchy, k: int, m: int,
-                      stats: AprioriStats | None = None) -> GeneralizedRelease:
+def apriori_anonymize(ds: TransactionDataset, hierarchy: Hierarchy, k: int | None = None, m: int | None = None, *,
+                      params: AprioriParams | None = None) -> GeneralizedRelease:
     """k^m-anonymize ``ds`` by global full-subtree generalization over ``hierarchy`` (module docstring).
 
-    Returns the ``generalized/1`` release (records sorted, no seed: the algorithm is deterministic).
+    ``k`` and ``m`` make one :class:`~anonymizer.model.params.AprioriParams` (or pass ``params=``);
+    :func:`run_apriori` also returns what the run did. Returns the ``generalized/1`` release
+    (records sorted, no seed: the algorithm is deterministic).
+    """
+    if params is None:
+        params = AprioriParams(k, m, hierarchy.source or "file")  # type: ignore[arg-type]
+    elif k is not None or m is not None:
+        raise InputError("give params= or k and m, not both")
+    return run_apriori(ds, hierarchy, params).release
+
+
+def run_apriori(ds: TransactionDataset, hierarchy: Hierarchy, params: AprioriParams) -> AprioriResult:
+    """Apriori Anonymization of ``ds`` with ``params`` (checked when made); the release and its stats.
+
+    The release's ``params`` are ``params.to_json()`` with the hierarchy named as ``hierarchy`` names
+    itself (its ``source``, or ``file``).
     """
     start = time.perf_counter()
-    non_empty = int(np.count_nonzero(np.diff(ds.indptr)))
-    validate_apriori(non_empty, k, m)
+    params.check_records(int(np.count_nonzero(np.diff(ds.indptr))))
+    k, m = params.k, params.m
     eng = _Engine(ds, hierarchy, k)
-    st = stats if stats is not None else AprioriStats()
+    st = AprioriStats()
     for i in range(1, m + 1):
         passes = fixes = 0
         while True:
@@ -310,5 +324,7 @@ def apriori_anonymize(ds: TransactionDataset, hierarchy: Hierarchy, k: int, m: i
     st.ncp = ncp_of_cut(ds, hierarchy, leaf_map)
     records = generalized_records(ds, hierarchy, leaf_map)
     st.seconds = time.perf_counter() - start
-    params = {"k": k, "m": m, "hierarchy": hierarchy.source or "file"}
-    return GeneralizedRelease("apriori", params, hierarchy, records, [hierarchy.labels[n] for n in cut])
+    label = hierarchy.source or "file"
+    published = (params if params.hierarchy == label else replace(params, hierarchy=label)).to_json()
+    release = GeneralizedRelease("apriori", published, hierarchy, records, [hierarchy.labels[n] for n in cut])
+    return AprioriResult(release, st)

@@ -52,25 +52,24 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from anonymizer.baselines.generalized import GeneralizedRelease, OwnerFile
 from anonymizer.baselines.hierarchy import Hierarchy
+from anonymizer.model.params import DEFAULT_MAX_PARTITIONS, DEFAULT_THRESHOLD_SD, DiffPartParams
 from corpora.common.errors import InputError
 from corpora.common.seeds import check_seed, new_seed
 from corpora.dataset import TransactionDataset
 
-__all__ = ["DiffPartStats", "diffpart", "laplace_noise", "MAX_DIFFPART_FANOUT", "DEFAULT_THRESHOLD_SD",
-           "MAX_PARTITIONS", "validate_epsilon"]
+__all__ = ["DiffPartParams", "DiffPartResult", "DiffPartStats", "diffpart", "laplace_noise", "MAX_DIFFPART_FANOUT",
+           "DEFAULT_THRESHOLD_SD", "MAX_PARTITIONS", "run_diffpart"]
 
 MAX_DIFFPART_FANOUT = 16
 """Most children of a node DiffPart expands (2^16 - 1 sub-partitions)."""
-DEFAULT_THRESHOLD_SD = 2.0
-"""Default threshold, in standard deviations (sqrt(2) / eps) of the Laplace noise of a count."""
-MAX_PARTITIONS = 5_000_000
-"""Default bound on the partitions one run makes."""
+MAX_PARTITIONS = DEFAULT_MAX_PARTITIONS
+"""Default bound on the partitions one run makes (:data:`anonymizer.model.params.DEFAULT_MAX_PARTITIONS`)."""
 
 
 @dataclass
@@ -84,11 +83,13 @@ class DiffPartStats:
     seconds: float = 0.0
 
 
-def validate_epsilon(epsilon: float) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) \
-            or epsilon <= 0:
-        raise InputError(f"epsilon must be a positive number, got {epsilon!r}")
-    return float(epsilon)
+@dataclass(frozen=True)
+class DiffPartResult:
+    """What one DiffPart run returns: the release, the owner file (with the seed) and what the run did."""
+
+    release: GeneralizedRelease
+    owner: OwnerFile
+    stats: DiffPartStats
 
 
 def laplace_noise(size: int, epsilon_share: float, rng: np.random.Generator, sensitivity: float = 1.0) -> np.ndarray:
@@ -105,23 +106,34 @@ def _check_fanout(h: Hierarchy) -> None:
                          f"subsets of a node's children, so at most {MAX_DIFFPART_FANOUT} (use a smaller fan-out)")
 
 
-def diffpart(ds: TransactionDataset, hierarchy: Hierarchy, epsilon: float, seed: int | None = None,
-             threshold_sd: float = DEFAULT_THRESHOLD_SD, max_partitions: int = MAX_PARTITIONS,
-             stats: DiffPartStats | None = None) -> tuple[GeneralizedRelease, OwnerFile]:
+def diffpart(ds: TransactionDataset, hierarchy: Hierarchy, epsilon: float | None = None, seed: int | None = None,
+             threshold_sd: float = DEFAULT_THRESHOLD_SD, max_partitions: int = MAX_PARTITIONS, *,
+             params: DiffPartParams | None = None) -> tuple[GeneralizedRelease, OwnerFile]:
     """Publish ``ds`` under ``epsilon``-differential privacy (module docstring).
 
-    Returns the ``generalized/1`` release (method ``diffpart``; no seed in it) and the owner file
-    that keeps the seed.
+    ``epsilon``, ``threshold_sd`` and ``max_partitions`` make one
+    :class:`~anonymizer.model.params.DiffPartParams` (or pass ``params=``); :func:`run_diffpart` also
+    returns what the run did. Returns the ``generalized/1`` release (method ``diffpart``; no seed in
+    it) and the owner file that keeps the seed.
     """
+    if params is None:
+        params = DiffPartParams(epsilon, hierarchy.source or "file", threshold_sd, max_partitions)  # type: ignore
+    elif epsilon is not None or threshold_sd != DEFAULT_THRESHOLD_SD or max_partitions != MAX_PARTITIONS:
+        raise InputError("give params= or epsilon, threshold_sd and max_partitions, not both")
+    result = run_diffpart(ds, hierarchy, params, seed)
+    return result.release, result.owner
+
+
+def run_diffpart(ds: TransactionDataset, hierarchy: Hierarchy, params: DiffPartParams,
+                 seed: int | None = None) -> DiffPartResult:
+    """DiffPart on ``ds`` with ``params`` (checked when made) and the secret ``seed`` (None: a fresh one)."""
     start = time.perf_counter()
-    eps = validate_epsilon(epsilon)
-    if not (isinstance(threshold_sd, (int, float)) and math.isfinite(threshold_sd) and threshold_sd >= 0):
-        raise InputError(f"threshold must be a number >= 0, got {threshold_sd!r}")
+    eps, threshold_sd, max_partitions = params.epsilon, params.threshold_sd, params.max_partitions
     seed = new_seed() if seed is None else check_seed(seed)
     rng = np.random.default_rng(seed)
     h = hierarchy
     _check_fanout(h)
-    st = stats if stats is not None else DiffPartStats()
+    st = DiffPartStats()
     pos = h.leaf_positions(list(ds.vocabulary))
     indptr = ds.indptr.astype(np.int64)
     leaf = pos[ds.indices.astype(np.int64)] if ds.indices.size else np.zeros(0, dtype=np.int64)
@@ -195,8 +207,9 @@ def diffpart(ds: TransactionDataset, hierarchy: Hierarchy, epsilon: float, seed:
     records.sort()
     st.published_records = len(records)
     st.seconds = time.perf_counter() - start
-    params = {"epsilon": eps, "hierarchy": h.source or "file", "threshold_sd": float(threshold_sd)}
-    return GeneralizedRelease("diffpart", params, h, records), OwnerFile("diffpart", seed)
+    label = h.source or "file"
+    published = (params if params.hierarchy == label else replace(params, hierarchy=label)).to_json()
+    return DiffPartResult(GeneralizedRelease("diffpart", published, h, records), OwnerFile("diffpart", seed), st)
 
 
 def _row_masks(rows: np.ndarray, indptr: np.ndarray, leaf: np.ndarray, child_lo: np.ndarray, lo: int,

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from anonymizer.model.params import DEFAULT_FANOUT
 from corpora.common.errors import InputError
 from corpora.common.files import read_text_bounded
 
@@ -78,8 +79,6 @@ MAX_NODES = 50_000_000
 """Most nodes of a hierarchy."""
 MAX_LABEL = 4096
 """Longest node label (characters)."""
-DEFAULT_FANOUT = 5
-"""Fan-out of the automatic hierarchy when none is given."""
 
 
 @dataclass(frozen=True, eq=False)

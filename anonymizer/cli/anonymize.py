@@ -3,7 +3,8 @@
 ``--method disassociation`` (the default) disassociates; ``--method apriori -k K -m M [--hierarchy
 FILE | --fanout F]`` generalizes (:mod:`anonymizer.baselines.apriori`) and ``--method diffpart --epsilon E
 [--hierarchy FILE | --fanout F] [--seed S] [--truth owner.json]`` publishes noisy records
-(:mod:`anonymizer.baselines.diffpart`); both write a ``generalized/1`` release (:mod:`anonymizer.baselines.generalized`).
+(:mod:`anonymizer.baselines.diffpart`); both write a ``generalized/1`` release
+(:mod:`anonymizer.baselines.generalized`).
 Options that belong to one method only are refused with another, in one line.
 
 Disassociates a dataset (a file, or a name known to :mod:`corpora.registry`) and writes the
@@ -16,36 +17,58 @@ occurrences left in term chunks, tlost (Terrovitis2012 section 7.1) and the seco
 The seed of the random choices is secret (:mod:`corpora.common.seeds`): without ``--seed`` it is drawn
 from the operating system's entropy; either way it goes to the truth file only, never to the
 release. Output paths are checked before any work starts (:func:`corpora.common.files.check_output_paths`).
+
+The options become one :class:`~anonymizer.model.params.DisassociationParams` (or the baselines'
+parameters, :mod:`anonymizer.cli.baselines`), checked once when it is made; the run, split or not,
+local or on Dask, takes that object.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from anonymizer.baselines.hierarchy import DEFAULT_FANOUT
-from anonymizer.disassociation.distributed import DEFAULT_SPLIT_DEPTH
-from anonymizer.disassociation.horpart import HORPART_STRATEGIES
-from anonymizer.disassociation.parts import MAX_SPLIT_DEPTH, PartResult, RunFigures, Settings
-from anonymizer.disassociation.pipeline import DEFAULT_MAX_CLUSTER_SIZE, default_max_cluster_size
-from anonymizer.disassociation.safe import TARGETS as SAFE_TARGETS
-from anonymizer.disassociation.verpart import DEFAULT_MAX_ITEMSETS, VERPART_STRATEGIES
+from anonymizer.cli import run_command
+from anonymizer.cli.baselines import run_baseline
+from anonymizer.cli.common import load_input_dataset
+from anonymizer.disassociation.distributed import (
+    DEFAULT_SPLIT_DEPTH,
+    check_dask_input,
+    dask_client,
+    plan_dask_run,
+)
+from anonymizer.disassociation.parts import PartResult, RunFigures, split_parts
+from anonymizer.disassociation.pipeline import run_disassociation, run_parts
 from anonymizer.io.json_writer import ReleaseWriter, write_release_and_truth
+from anonymizer.io.parquet import wants_parquet, write_parquet_and_secret
+from anonymizer.model.params import (
+    DEFAULT_FANOUT,
+    DEFAULT_MAX_CLUSTER_SIZE,
+    DEFAULT_MAX_ITEMSETS,
+    HORPART_STRATEGIES,
+    MAX_SPLIT_DEPTH,
+    SAFE_TARGETS,
+    VERPART_STRATEGIES,
+    DisassociationParams,
+)
 from anonymizer.model.release import Release, Truth
 from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.bounds import MAX_M, MAX_RECORDS, MAX_WORKERS, int_option, scheduler_address
 from corpora.common.errors import InputError
-from corpora.common.files import atomic_files, check_output_paths
+from corpora.common.files import check_output_paths
 from corpora.common.seeds import new_seed, seed_argument
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import FORMATS
 from corpora.io.identifiers import refuse_identifiers, screen_dataset, screen_terms
 
-__all__ = ["main", "add_arguments", "run", "summarize", "METHODS"]
+__all__ = ["HELP", "DESCRIPTION", "METHODS", "add_arguments", "disassociation_params", "main", "run", "summarize"]
+
+HELP = "disassociate a dataset (default), or generalize it (apriori) or add noise (diffpart)"
+DESCRIPTION = ("Disassociate a transaction dataset into a k^m-anonymous release (Terrovitis2012), or run a baseline: "
+               "--method apriori (k^m-anonymity by generalization) or diffpart (differential privacy).")
 
 METHODS = ("disassociation", "apriori", "diffpart")
 _ONLY = {
@@ -115,7 +138,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    dest="split_depth", metavar="D",
                    help="disassociate part by part after D levels of HORPART's first splits (0..16; default 0, "
                         f"i.e. one part; {DEFAULT_SPLIT_DEPTH} with --executor dask): bounded memory for tens of "
-                        "millions of records; joint clusters stay inside a part (see anonymizer/disassociation/parts.py)")
+                        "millions of records; joint clusters stay inside a part "
+                        "(see anonymizer/disassociation/parts.py)")
     p.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="local: this process (default); dask: read, split and disassociate the parts on a Dask "
                         "cluster (--scheduler ADDR, or a local cluster of --workers processes); the same split "
@@ -146,12 +170,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "diffpart: the owner file with the seed (JSON)")
 
 
-def _load(source: str, fmt: str | None, **options: object) -> TransactionDataset:
-    from corpora.registry import load_dataset
-
-    return load_dataset(source, format=fmt, **options)  # type: ignore[arg-type]
-
-
 def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> dict[str, float | int]:
     """Figures printed by the command line: clusters, chunks, term-chunk share and tlost."""
     figures = RunFigures()
@@ -159,21 +177,8 @@ def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> di
     return figures.summary(dataset.supports(), release.k)
 
 
-def write_published_and_secret(published: dict, path: str, secret: dict | None, secret_path: str | None) -> None:
-    """Write the release and its truth (or owner) file through temporary files, both opened first;
-    they are renamed (the secret file first) only when both are complete, so a failure before the
-    renames leaves the existing files as they were (:func:`corpora.common.files.atomic_files`)."""
-    with_secret = secret is not None and secret_path is not None
-    with atomic_files(([(secret_path, "w")] if with_secret else []) + [(path, "w")]) as handles:
-        handles[-1].write(json.dumps(published, ensure_ascii=False) + "\n")
-        if with_secret:
-            handles[0].write(json.dumps(secret, ensure_ascii=False) + "\n")
-
-
 def _write(release: Release, truth: Truth | None, release_path: str, truth_path: str | None) -> None:
     """The release and truth in the form their names ask for (parquet or JSON), both or neither."""
-    from anonymizer.io.parquet import wants_parquet, write_parquet_and_secret
-
     if wants_parquet(release_path) or (truth_path is not None and wants_parquet(truth_path)):
         write_parquet_and_secret(release, release_path, truth, truth_path)  # the columnar forms
         return
@@ -197,11 +202,26 @@ def _check_method_options(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``python -m anonymizer [anonymize] INPUT ...``; returns the exit status (InputError for bad input)."""
-    from anonymizer.__main__ import parse
-
+    """Run ``python -m anonymizer [anonymize] INPUT ...`` in this process; returns the exit status (a
+    user's mistake raises :class:`InputError`; ``python -m anonymizer`` reports it in one line)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    return run(parse(args if args[:1] == ["anonymize"] else ["anonymize", *args]))
+    return run_command("anonymize", args[1:] if args[:1] == ["anonymize"] else args)
+
+
+def disassociation_params(args: argparse.Namespace) -> DisassociationParams:
+    """The one parameters object of a disassociation run, from the parsed options (checked here)."""
+    dask = args.executor == "dask"
+    depth = args.split_depth if args.split_depth is not None else (DEFAULT_SPLIT_DEPTH if dask else 0)
+    return DisassociationParams(args.k, args.m, args.max_cluster_size, args.horpart or "original",
+                                args.verpart or "strict", not args.no_refine, bool(args.safe),
+                                args.safe_targets or "linkable", depth, bool(args.allow_identifiers),
+                                args.max_itemsets)
+
+
+def _refuse_parquet(args: argparse.Namespace, why: str) -> None:
+    for path in (args.output, args.truth):
+        if path is not None and wants_parquet(path):
+            raise InputError(f"{path}: {why}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -210,49 +230,26 @@ def run(args: argparse.Namespace) -> int:
     if args.method != "disassociation" and args.executor != "local":
         raise InputError(f"--executor {args.executor} belongs to --method disassociation")
     if args.method != "disassociation":
-        from anonymizer.cli.baselines import run_baseline
-        from anonymizer.io.parquet import wants_parquet
-
-        for path in (args.output, args.truth):
-            if path is not None and wants_parquet(path):
-                raise InputError(f"{path}: the parquet form holds disassociated releases and their truth only; "
-                                 f"write the {args.method} files as JSON")
-
+        _refuse_parquet(args, "the parquet form holds disassociated releases and their truth only; "
+                              f"write the {args.method} files as JSON")
         return run_baseline(args)
-    if args.max_cluster_size is None and args.k is not None:
-        args.max_cluster_size = default_max_cluster_size(args.k)
-    args.horpart = args.horpart or "original"
-    args.verpart = args.verpart or "strict"
-    args.safe_targets = args.safe_targets or "linkable"
     check_output_paths({"release": args.output, "truth": args.truth}, {"input dataset": args.input})
-    from anonymizer.disassociation.pipeline import DisassociationTimings, disassociate, validate_parameters
-
-    validate_parameters(None, args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
+    params = disassociation_params(args)
     if args.executor != "dask" and (args.scheduler is not None or args.workers is not None):
         raise InputError("--scheduler and --workers belong to --executor dask")
     if args.executor == "dask" or args.split_depth:
-        from anonymizer.io.parquet import wants_parquet
-
-        for path in (args.output, args.truth):
-            if path is not None and wants_parquet(path):
-                raise InputError(f"{path}: split and Dask runs stream JSON part by part; write JSON and convert it "
-                                 "with python -m anonymizer convert")
-        return _run_split(args)
+        _refuse_parquet(args, "split and Dask runs stream JSON part by part; write JSON and convert it "
+                              "with python -m anonymizer convert")
+        return _run_split(args, params)
     start = time.perf_counter()
-    dataset = _load(args.input, args.format, **reading_options(args))
-    validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
+    dataset = load_input_dataset(args.input, format=args.format, **reading_options(args))
+    params.check_records(len(dataset))
     loaded = time.perf_counter()
     seed = new_seed() if args.seed is None else args.seed
-    steps = DisassociationTimings()
-    release, truth = disassociate(dataset, args.k, args.m, args.max_cluster_size, horpart=args.horpart,
-                                  verpart=args.verpart, refine=not args.no_refine, seed=seed, timings=steps,
-                                  allow_identifiers=args.allow_identifiers, max_itemsets=args.max_itemsets)
+    result = run_disassociation(dataset, params, seed)
+    release, truth, steps, report = result.release, result.truth, result.timings, result.safe_report
     safe_line = None
-    if args.safe:
-        from anonymizer.disassociation.safe import safe_disassociate_report
-
-        report = safe_disassociate_report(release, truth, seed=seed, targets=args.safe_targets)
-        release, truth = report.release, report.truth
+    if report is not None:
         safe_line = (f"safe: {report.partially_suppressed} chunks partially suppressed "
                      f"({report.ghost_records} ghost records, {report.ghost_records_removed} removed again), "
                      f"{report.fully_suppressed} suppressed; {report.suppressed_occurrences} occurrences suppressed, "
@@ -263,9 +260,9 @@ def run(args: argparse.Namespace) -> int:
     figures = summarize(dataset, release, truth)
     writing = time.perf_counter()
     _write(release, truth if args.truth else None, args.output, args.truth)
-    _print_run(args, dataset.name or args.input, len(dataset), figures, steps.records_suppressed,
+    _print_run(args, params, dataset.name or args.input, len(dataset), figures, steps.records_suppressed,
                steps.records_moved, safe_line,
-               f"loading {load_seconds:.2f}, disassociation {seconds:.2f} ({_phases(vars(steps))}), "
+               f"loading {load_seconds:.2f}, disassociation {seconds:.2f} ({_phases(steps.steps())}), "
                f"writing {time.perf_counter() - writing:.2f}")
     return 0
 
@@ -276,12 +273,13 @@ def _phases(seconds: Mapping[str, object]) -> str:
     return ", ".join(f"{step} {float(seconds[step]):.2f}" for step in steps)  # type: ignore[arg-type]
 
 
-def _print_run(args: argparse.Namespace, name: str, n_records: int, figures: Mapping[str, float | int],
-               suppressed: int, moved: int, safe_line: str | None, seconds: str) -> None:
+def _print_run(args: argparse.Namespace, params: DisassociationParams, name: str, n_records: int,
+               figures: Mapping[str, float | int], suppressed: int, moved: int, safe_line: str | None,
+               seconds: str) -> None:
     print(f"{name}: {n_records} records -> {args.output}" + (f" (truth: {args.truth})" if args.truth else ""))
     print(f"clusters {figures['clusters']}, joint clusters {figures['joint_clusters']}, "
           f"record chunks {figures['record_chunks']}, shared chunks {figures['shared_chunks']}")
-    print(f"horpart {args.horpart}: records suppressed {suppressed}, moved to another cluster {moved}")
+    print(f"horpart {params.horpart}: records suppressed {suppressed}, moved to another cluster {moved}")
     print(f"term occurrences in term chunks {100 * figures['term_chunk_share']:.1f}%, "
           f"tlost {100 * figures['tlost']:.1f}%")
     if safe_line:
@@ -289,65 +287,52 @@ def _print_run(args: argparse.Namespace, name: str, n_records: int, figures: Map
     print(f"seconds: {seconds}")
 
 
-def _run_split(args: argparse.Namespace) -> int:
+def _run_split(args: argparse.Namespace, params: DisassociationParams) -> int:
     """``--split-depth D`` or ``--executor dask``: the parts disassociated one after the other (or on
     the cluster) and streamed into one release and truth (:mod:`anonymizer.disassociation.parts`)."""
-    from anonymizer.disassociation.parts import run_parts, split_parts
-    from anonymizer.disassociation.pipeline import check_split_depth
-
     dask = args.executor == "dask"
-    depth = args.split_depth if args.split_depth is not None else (DEFAULT_SPLIT_DEPTH if dask else 0)
-    check_split_depth(depth)
-    settings = Settings(args.k, args.m, args.max_cluster_size, args.horpart, args.verpart, not args.no_refine,
-                        bool(args.safe), args.safe_targets, bool(args.allow_identifiers), args.max_itemsets)
     seed = new_seed() if args.seed is None else args.seed
     start = time.perf_counter()
     if dask:
-        from anonymizer.disassociation.distributed import check_dask_input, dask_client, plan_dask_run
-
         check_dask_input(args.input, args.format, reading_options(args))
         with dask_client(args.scheduler, args.workers) as client:
-            run = plan_dask_run(client, args.input, settings, depth, seed, fmt=args.format,
-                                options=reading_options(args), encode=True, with_truth=args.truth is not None)
+            run = plan_dask_run(client, args.input, params, seed, fmt=args.format, options=reading_options(args),
+                                encode=True, with_truth=args.truth is not None)
             sizes = run.sizes
-            if not args.allow_identifiers:  # every term's support came back before any part runs
+            if not params.identifiers_allowed:  # every term's support came back before any part runs
                 refuse_identifiers(screen_terms(run.supports), args.input)
             split_at = time.perf_counter()
-            figures, suppressed, moved = _stream(args, settings, depth, seed, run.results)
+            figures, suppressed, moved = _stream(args, params, seed, run.results)
             name, n_records, supports = Path(args.input).name.split(".")[0], run.n_records, run.supports
     else:
-        dataset = _load(args.input, args.format, **reading_options(args))
-        from anonymizer.disassociation.pipeline import validate_parameters
-
-        validate_parameters(len(dataset), args.k, args.m, args.max_cluster_size, args.horpart, args.verpart)
-        if not args.allow_identifiers:
+        dataset = load_input_dataset(args.input, format=args.format, **reading_options(args))
+        params.check_records(len(dataset))
+        if not params.identifiers_allowed:
             refuse_identifiers(screen_dataset(dataset), dataset.name or args.input)
-        parts = split_parts(dataset, depth, settings.k, settings.max_cluster_size)
+        parts = split_parts(dataset, params.split_depth, params.k, int(params.max_cluster_size))  # type: ignore
         sizes = [len(p) for p in parts]
         split_at = time.perf_counter()
-        results = run_parts(dataset, parts, settings, seed, encode=True, with_truth=args.truth is not None)
-        figures, suppressed, moved = _stream(args, settings, depth, seed, results)
+        results = run_parts(dataset, parts, params, seed, encode=True, with_truth=args.truth is not None)
+        figures, suppressed, moved = _stream(args, params, seed, results)
         name, n_records, supports = dataset.name or args.input, len(dataset), dataset.supports()
     done = time.perf_counter()
     where = "on Dask" if dask else "in this process"
-    _print_run(args, name, n_records, figures.summary(supports, settings.k), suppressed, moved,
-               "safe: applied in every part" if args.safe else None,
-               f"reading and splitting {split_at - start:.2f} ({len(sizes)} parts at depth {depth}, the largest "
-               f"{max(sizes)} records), "
+    _print_run(args, params, name, n_records, figures.summary(supports, params.k), suppressed, moved,
+               "safe: applied in every part" if params.safe else None,
+               f"reading and splitting {split_at - start:.2f} ({len(sizes)} parts at depth {params.split_depth}, "
+               f"the largest {max(sizes)} records), "
                f"disassociating and writing {done - split_at:.2f} {where} ({_phases(figures.seconds)} "
                f"{'added up over the workers' if dask else 'in all'})")
     return 0
 
 
-def _stream(args: argparse.Namespace, settings: Settings, depth: int, seed: int, results: Iterable[PartResult]
+def _stream(args: argparse.Namespace, params: DisassociationParams, seed: int, results: Iterable[PartResult]
             ) -> tuple[RunFigures, int, int]:
     """Write the encoded parts into one release (and truth) as they come; their figures added up."""
-    from anonymizer.disassociation.parts import split_params
-
     figures = RunFigures(seconds=dict.fromkeys(("horpart", "verpart", "refine", "build", "safe"), 0.0))
     suppressed = moved = 0
-    with ReleaseWriter(args.output, args.truth, split_params(settings, depth), seed=seed,
-                       safe_seed=seed if args.safe else None) as out:
+    with ReleaseWriter(args.output, args.truth, params.to_json(), seed=seed,
+                       safe_seed=seed if params.safe else None) as out:
         for result in results:
             if result.encoded is None or result.figures is None:
                 raise ValueError("the parts of a streamed run must be encoded (run_parts(..., encode=True))")

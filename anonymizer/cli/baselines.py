@@ -1,9 +1,11 @@
 """`python -m anonymizer INPUT --method apriori|diffpart ...`: the baselines' command line.
 
-Called by :func:`anonymizer.cli.anonymize.main` after the options were checked against the method. The
-hierarchy comes from ``--hierarchy FILE`` (:func:`anonymizer.baselines.hierarchy.read_hierarchy`) or is a
-balanced tree of ``--fanout F`` (default 5) over the dataset's items. The release (and, for
-DiffPart with ``--truth``, the owner file holding the seed) is written atomically at the end.
+Called by :func:`anonymizer.cli.anonymize.run` after the options were checked against the method. The
+options become one :class:`~anonymizer.model.params.AprioriParams` or
+:class:`~anonymizer.model.params.DiffPartParams`, checked when it is made. The hierarchy comes from
+``--hierarchy FILE`` (:func:`anonymizer.baselines.hierarchy.read_hierarchy`) or is a balanced tree of
+``--fanout F`` (default 5) over the dataset's items. The release (and, for DiffPart with ``--truth``,
+the owner file holding the seed) is written atomically at the end.
 """
 
 from __future__ import annotations
@@ -11,15 +13,20 @@ from __future__ import annotations
 import argparse
 import time
 
+from anonymizer.baselines.apriori import run_apriori
+from anonymizer.baselines.diffpart import run_diffpart
 from anonymizer.baselines.generalized import GeneralizedRelease, OwnerFile
-from anonymizer.baselines.hierarchy import DEFAULT_FANOUT, Hierarchy, balanced_hierarchy, read_hierarchy
+from anonymizer.baselines.hierarchy import Hierarchy, balanced_hierarchy, read_hierarchy
+from anonymizer.cli.common import load_input_dataset, write_published_and_secret
+from anonymizer.model.params import DEFAULT_FANOUT, DEFAULT_THRESHOLD_SD, AprioriParams, DiffPartParams
 from corpora.cli.options import reading_options
 from corpora.common.errors import InputError
 from corpora.common.files import check_output_paths
+from corpora.common.seeds import new_seed
 from corpora.dataset import TransactionDataset
 from corpora.io.identifiers import refuse_identifiers, screen_dataset
 
-__all__ = ["run_baseline", "hierarchy_for"]
+__all__ = ["baseline_params", "hierarchy_for", "run_baseline"]
 
 
 def hierarchy_for(dataset: TransactionDataset, path: str | None, fanout: int | None) -> Hierarchy:
@@ -32,65 +39,54 @@ def hierarchy_for(dataset: TransactionDataset, path: str | None, fanout: int | N
 
 
 def _write(release: GeneralizedRelease, owner: OwnerFile | None, path: str, owner_path: str | None) -> None:
-    from anonymizer.cli.anonymize import write_published_and_secret
-
     write_published_and_secret(release.to_dict(), path, owner.to_dict() if owner is not None else None, owner_path)
+
+
+def baseline_params(args: argparse.Namespace) -> AprioriParams | DiffPartParams:
+    """The one parameters object of an Apriori or DiffPart run, from the parsed options (checked here)."""
+    label = args.hierarchy if args.hierarchy is not None else f"fanout:{args.fanout or DEFAULT_FANOUT}"
+    if args.method == "apriori":
+        return AprioriParams(args.k, args.m, label, bool(args.allow_identifiers))
+    threshold = DEFAULT_THRESHOLD_SD if args.threshold is None else args.threshold
+    try:
+        return DiffPartParams(args.epsilon, label, threshold, identifiers_allowed=bool(args.allow_identifiers))
+    except InputError as exc:
+        if str(exc).startswith("threshold") and not threshold >= 0:  # the command line names its option
+            raise InputError(f"--{exc}") from None
+        raise
 
 
 def run_baseline(args: argparse.Namespace) -> int:
     """Run Apriori or DiffPart as the parsed ``args`` say; print a short summary; return 0."""
-    from anonymizer.cli.anonymize import _load
-
     check_output_paths({"release": args.output, "truth": args.truth},
                        {"input dataset": args.input, "hierarchy": args.hierarchy})
-    if args.fanout is not None and args.fanout < 2:
-        raise InputError(f"--fanout must be an integer >= 2, got {args.fanout}")
-    if args.method == "apriori":
-        from anonymizer.baselines.apriori import validate_apriori
-
-        validate_apriori(None, args.k, args.m)
-    else:
-        from anonymizer.baselines.diffpart import validate_epsilon
-
-        validate_epsilon(args.epsilon)
-        if args.threshold is not None and not args.threshold >= 0:
-            raise InputError(f"--threshold must be a number >= 0, got {args.threshold}")
+    params = baseline_params(args)
     start = time.perf_counter()
-    dataset = _load(args.input, args.format, **reading_options(args))
-    if not args.allow_identifiers:
+    dataset = load_input_dataset(args.input, format=args.format, **reading_options(args))
+    if not params.identifiers_allowed:
         refuse_identifiers(screen_dataset(dataset), dataset.name or args.input)
     hierarchy = hierarchy_for(dataset, args.hierarchy, args.fanout)
     loaded = time.perf_counter()
     name = dataset.name or args.input
-    if args.method == "apriori":
-        from anonymizer.baselines.apriori import AprioriStats, apriori_anonymize
-
-        st = AprioriStats()
-        release = apriori_anonymize(dataset, hierarchy, args.k, args.m, stats=st)
-        if args.allow_identifiers:
-            release.params["identifiers_allowed"] = True
+    if isinstance(params, AprioriParams):
+        result = run_apriori(dataset, hierarchy, params)
+        release, st = result.release, result.stats
         seconds = time.perf_counter() - loaded
         _write(release, None, args.output, None)
-        print(f"{name}: {len(dataset)} records -> {args.output} (apriori, k={args.k}, m={args.m}, "
+        print(f"{name}: {len(dataset)} records -> {args.output} (apriori, k={params.k}, m={params.m}, "
               f"hierarchy {hierarchy.source}: {len(hierarchy)} nodes, height {hierarchy.height})")
         print(f"generalized nodes {st.generalized_nodes}, fixes per round {st.fixes}, passes {st.passes}, "
               f"NCP {100 * st.ncp:.2f}%")
     else:
-        from anonymizer.baselines.diffpart import DEFAULT_THRESHOLD_SD, DiffPartStats, diffpart
-        from corpora.common.seeds import new_seed
-
         seed = new_seed() if args.seed is None else args.seed
-        st2 = DiffPartStats()
-        threshold = DEFAULT_THRESHOLD_SD if args.threshold is None else args.threshold
-        release, owner = diffpart(dataset, hierarchy, args.epsilon, seed=seed, threshold_sd=threshold, stats=st2)
-        if args.allow_identifiers:
-            release.params["identifiers_allowed"] = True
+        outcome = run_diffpart(dataset, hierarchy, params, seed)
+        st2 = outcome.stats
         seconds = time.perf_counter() - loaded
-        _write(release, owner, args.output, args.truth)
+        _write(outcome.release, outcome.owner, args.output, args.truth)
         print(f"{name}: {len(dataset)} records -> {args.output} (diffpart, epsilon={args.epsilon:g}, "
               f"hierarchy {hierarchy.source}: {len(hierarchy)} nodes)"
               + (f" (owner file with the seed: {args.truth})" if args.truth else ""))
-        print(f"published records {st2.published_records} ({len(set(release.records))} distinct), "
+        print(f"published records {st2.published_records} ({len(set(outcome.release.records))} distinct), "
               f"expansions {st2.expansions}, leaf partitions {st2.leaf_partitions}, "
               f"empty partitions kept by noise {st2.empty_partitions_kept}")
     print(f"seconds: loading {loaded - start:.2f}, {args.method} {seconds:.2f}")

@@ -17,7 +17,7 @@ spread over a Dask cluster:
 3. **The parts.** Every block cuts its records by part; each part's pieces go to one worker,
    which joins them in file order (the records' ids ascending, the vocabulary of the terms they
    hold, sorted) and disassociates the part with its own seed
-   (:func:`corpora.common.seeds.part_seed`) exactly as :func:`anonymizer.disassociation.parts.run_parts` does.
+   (:func:`corpora.common.seeds.part_seed`) exactly as :func:`anonymizer.disassociation.pipeline.run_parts` does.
 4. **One release.** The client receives the parts in part order and streams them into one
    release and truth (:class:`anonymizer.io.json_writer.ReleaseWriter`); it holds one part at a
    time.
@@ -43,14 +43,9 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from anonymizer.disassociation.parts import (
-    MAX_SPLIT_DEPTH,
-    PartResult,
-    Settings,
-    choose_split,
-    disassociate_part,
-    holders,
-)
+from anonymizer.disassociation.parts import PartResult, choose_split, holders
+from anonymizer.disassociation.pipeline import disassociate_part
+from anonymizer.model.params import DisassociationParams
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
@@ -216,10 +211,10 @@ def _join_pieces(pieces: list[tuple[np.ndarray, TransactionDataset]]) -> tuple[n
     return (np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)), dataset
 
 
-def _run_part(index: int, settings: Settings, seed: int, split: bool, encode: bool, with_truth: bool,
+def _run_part(index: int, params: DisassociationParams, seed: int, split: bool, encode: bool, with_truth: bool,
               *pieces: tuple[np.ndarray, TransactionDataset]) -> PartResult:
     records, dataset = _join_pieces(list(pieces))
-    return disassociate_part(dataset, index, records, settings, seed, split=split, encode=encode,
+    return disassociate_part(dataset, index, records, params, seed, split=split, encode=encode,
                              with_truth=with_truth)
 
 
@@ -273,15 +268,15 @@ def check_dask_input(path: str, fmt: str | None = None, options: Mapping[str, An
     return (os.path.abspath(path) if local else path), fmt
 
 
-def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, seed: int, *, fmt: str | None = None,
+def plan_dask_run(client: Any, path: str, params: DisassociationParams, seed: int, *, fmt: str | None = None,
                   blocksize: int | None = None, options: Mapping[str, Any] | None = None, encode: bool = False,
                   with_truth: bool = True) -> DaskRun:
-    """Read ``path`` on the cluster, take the first ``split_depth`` splits, and return the run whose
-    ``results`` yields the disassociated parts in order (see the module doc). ``encode=True`` has
-    the workers send each part as JSON pieces (:class:`anonymizer.io.json_writer.EncodedPart`) and
-    its figures instead of Python objects: the client then only writes bytes."""
-    if not 0 <= split_depth <= MAX_SPLIT_DEPTH:
-        raise InputError(f"split depth must be an integer from 0 to {MAX_SPLIT_DEPTH}, got {split_depth}")
+    """Read ``path`` on the cluster, take the first ``params.split_depth`` splits, and return the run
+    whose ``results`` yields the parts disassociated with ``params`` in order (see the module doc).
+    ``encode=True`` has the workers send each part as JSON pieces
+    (:class:`anonymizer.io.json_writer.EncodedPart`) and its figures instead of Python objects: the
+    client then only writes bytes."""
+    split_depth, size = params.split_depth, int(params.max_cluster_size)  # type: ignore[arg-type]
     options = dict(options or {})
     path, fmt = check_dask_input(path, fmt, options)
     workers = sorted(client.scheduler_info().get("workers", {}))
@@ -292,8 +287,7 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
     n_records = int(offsets[-1])
     if n_records == 0:
         raise InputError(f"{path}: empty file (no transactions)")
-    if n_records < settings.k:
-        raise InputError(f"the dataset has {n_records} records, fewer than k = {settings.k}")
+    params.check_records(n_records)
 
     decisions: dict[Path_, str] = {}
     supports: dict[str, int] = {}
@@ -314,8 +308,8 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
             if key == ():
                 supports = merged
             terms = sorted(merged)
-            best = (choose_split(n, np.asarray([merged[t] for t in terms], dtype=np.int64), settings.k,
-                                 settings.max_cluster_size) if level < split_depth else None)
+            best = (choose_split(n, np.asarray([merged[t] for t in terms], dtype=np.int64), params.k,
+                                 size) if level < split_depth else None)
             if best is None:
                 final.append(key)
             else:
@@ -341,7 +335,7 @@ def plan_dask_run(client: Any, path: str, settings: Settings, split_depth: int, 
 
         def submit(index: int) -> Any:  # parts go round the workers (the pieces' locality would pile them up)
             place = {"workers": [workers[index % len(workers)]], "allow_other_workers": True} if workers else {}
-            return client.submit(_run_part, index, settings, seed, split, encode, with_truth,
+            return client.submit(_run_part, index, params, seed, split, encode, with_truth,
                                  *[client.submit(_pick, p, index) for p in pieces], **place)
 
         pending = deque(submit(index) for index in range(min(window, len(leaves))))

@@ -7,8 +7,8 @@ D1, the records that contain a, and D2, the rest; this procedure is recursively 
 new datasets"). The first ``split_depth`` levels of that recursion are computed over the whole
 dataset (:func:`split_parts`); each resulting *part* is then disassociated on its own: HORPART
 goes on inside it, then the join step, VERPART, REFINE and the release builder, exactly as for a
-whole dataset (:func:`disassociate_part`). The parts' releases are concatenated, clusters and
-joint clusters renumbered in part order (:mod:`anonymizer.io.json_writer`).
+whole dataset (:func:`anonymizer.disassociation.pipeline.disassociate_part`). The parts' releases
+are concatenated, clusters and joint clusters renumbered in part order (:mod:`anonymizer.io.json_writer`).
 
 What is the same as the unsplit run, and what is not (tested in ``tests/test_parts.py``):
 
@@ -40,22 +40,18 @@ Choices (the paper has no split depth):
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 from tqdm import tqdm
 
 from anonymizer.io.json_writer import EncodedPart
+from anonymizer.model.params import MAX_SPLIT_DEPTH
 from anonymizer.model.release import Release, Truth
 from corpora.dataset import TransactionDataset
 
-__all__ = ["MAX_SPLIT_DEPTH", "Part", "Settings", "PartResult", "RunFigures", "choose_split", "holders", "split_parts",
-           "disassociate_part", "run_parts", "split_params"]
-
-MAX_SPLIT_DEPTH = 16
-"""The deepest split accepted (at most 65,536 parts)."""
+__all__ = ["MAX_SPLIT_DEPTH", "Part", "PartResult", "RunFigures", "choose_split", "holders", "split_parts"]
 
 _BLOCK_RECORDS = 1 << 20
 """Records gathered at a time when counting a node's term supports (bounds the temporary arrays)."""
@@ -72,24 +68,6 @@ class Part:
 
     def __len__(self) -> int:
         return len(self.records)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The disassociation parameters every part is run with (picklable, for Dask workers)."""
-
-    k: int
-    m: int
-    max_cluster_size: int
-    horpart: str = "original"
-    verpart: str = "strict"
-    refine: bool = True
-    safe: bool = False
-    safe_targets: str = "linkable"
-    identifiers_allowed: bool = False
-    """The owner allowed terms that look like direct identifiers (``--allow-identifiers``)."""
-    max_itemsets: int | None = 2_000_000_000
-    """Budget of the k^m test (``--max-itemsets``; :data:`anonymizer.disassociation.verpart.DEFAULT_MAX_ITEMSETS`)."""
 
 
 @dataclass
@@ -128,15 +106,14 @@ class RunFigures:
     """Seconds of each disassociation step, added up over the parts (split runs)."""
 
     def add(self, release: Release, truth: Truth) -> None:
-        from anonymizer.evaluation.utility import published_subrecords
-
         self.clusters += len(release.clusters)
         self.joint_clusters += len(release.joint_clusters)
         self.record_chunks += sum(len(c.record_chunks) for c in release.clusters)
         self.shared_chunks += sum(len(j.shared_chunks) for j in release.joint_clusters)
         self.published_records += release.n_records
         self.term_chunk_occurrences += sum(len(v) for c in truth.clusters for v in c.term_chunk.values())
-        self.kept.update(t for sub in published_subrecords(release) for t in sub)
+        self.kept.update(t for c in release.clusters for chunk in c.record_chunks for sub in chunk for t in sub)
+        self.kept.update(t for j in release.joint_clusters for chunk in j.shared_chunks for sub in chunk for t in sub)
         self.in_term_chunks.update(t for c in release.clusters for t in c.term_chunk)
 
     def merge(self, other: RunFigures) -> None:
@@ -217,67 +194,3 @@ def split_parts(dataset: TransactionDataset, split_depth: int, k: int, max_clust
     return [Part(i, records, path) for i, (records, path, _) in enumerate(frontier)]
 
 
-
-def split_params(settings: Settings, split_depth: int) -> dict[str, object]:
-    """The published parameters of a run (``split_depth`` only when the run was split)."""
-    params: dict[str, object] = {"k": settings.k, "m": settings.m, "max_cluster_size": settings.max_cluster_size,
-                                 "horpart": settings.horpart, "verpart": settings.verpart,
-                                 "refine": bool(settings.refine), "safe": bool(settings.safe)}
-    if split_depth:
-        params["split_depth"] = int(split_depth)
-    if settings.identifiers_allowed:
-        params["identifiers_allowed"] = True
-    return params
-
-
-def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarray, settings: Settings,
-                      seed: int, split: bool = True, encode: bool = False, with_truth: bool = True) -> PartResult:
-    """Disassociate one part (``dataset`` holds only its records) with its own seed.
-
-    ``seed`` is the owner's seed; part ``index`` draws from :func:`corpora.common.seeds.part_seed`
-    unless ``split`` is False (the unsplit run, which uses the owner's seed as is). ``encode``
-    returns the part as JSON pieces with its figures instead of objects (what the streaming writer
-    takes, and all a Dask worker sends back); ``with_truth=False`` leaves the truth out of them.
-    """
-    from anonymizer.disassociation.pipeline import DisassociationTimings, disassociate
-    from corpora.common.seeds import part_seed
-
-    timings = DisassociationTimings()
-    start = time.perf_counter()
-    release, truth = disassociate(dataset, settings.k, settings.m, settings.max_cluster_size,
-                                  horpart=settings.horpart, verpart=settings.verpart, refine=settings.refine,
-                                  seed=part_seed(seed, index) if split else seed, timings=timings,
-                                  safe=settings.safe, safe_targets=settings.safe_targets,
-                                  record_ids=records if split else None,
-                                  allow_identifiers=settings.identifiers_allowed,
-                                  max_itemsets=settings.max_itemsets)
-    seconds = {"horpart": timings.horpart, "verpart": timings.verpart, "refine": timings.refine,
-               "build": timings.build}
-    seconds["safe"] = max(0.0, time.perf_counter() - start - timings.total) if settings.safe else 0.0
-    result = PartResult(index, release, truth, np.asarray(records, dtype=np.int64), seconds,
-                        timings.records_suppressed, timings.records_moved)
-    if encode:
-        from anonymizer.io.json_writer import encode_part
-        from corpora.common.gcpause import no_gc
-
-        with no_gc():
-            result.figures = RunFigures(seconds=dict(seconds))
-            result.figures.add(release, truth)
-            result.encoded = encode_part(release, truth if with_truth else None)
-        result.release = result.truth = None
-    return result
-
-
-def run_parts(dataset: TransactionDataset, parts: Sequence[Part], settings: Settings, seed: int,
-              progress: bool | None = None, encode: bool = False, with_truth: bool = True) -> Iterator[PartResult]:
-    """Disassociate the parts one after the other in this process, yielding each as it is done
-    (only one part's release is alive at a time when the caller writes and drops it); ``encode``
-    and ``with_truth`` as in :func:`disassociate_part`."""
-    split = len(parts) > 1 or bool(parts and parts[0].path)
-    with tqdm(total=sum(len(p) for p in parts), desc="disassociating parts", unit="rec", leave=False,
-              disable=None if progress is None else not progress) as bar:
-        for part in parts:
-            sub = dataset.subset(part.records) if split else dataset
-            yield disassociate_part(sub, part.index, part.records, settings, seed, split=split, encode=encode,
-                                    with_truth=with_truth)
-            bar.update(len(part))

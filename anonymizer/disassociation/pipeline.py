@@ -1,62 +1,58 @@
 """Disassociation (Terrovitis2012 sections 3-5): HORPART, VERPART with Lemma 2, REFINE, and the
-builder that turns the partitions into a published :class:`~anonymizer.model.release.Release` and its
-secret :class:`~anonymizer.model.release.Truth`.
+release builder (:mod:`anonymizer.disassociation.publish`), run on a whole dataset or part by part.
 
-Publishing order (Terrovitis2012 section 3: "the order of the subrecords that fall in a chunk is
-randomized"). The shuffle draws from the ``"publish"`` stream of the secret seed
-(:mod:`corpora.common.seeds`): the seed goes to the truth file, never to the release, and is drawn
-from the operating system's entropy unless the caller passes one, so no one holding the release
-alone can replay the shuffle. As a second line of defence, every chunk's sub-records are first
-put in a *content order* (a fixed 64-bit set hash of each sub-record, which depends only on its
-terms; equal sub-records are interchangeable) and only then shuffled: even a replayed shuffle
-gives back an order that depends on the sub-records' contents alone, never on which record they
-came from, and the release is the same bytes whatever the order of the records inside their
-clusters. The truth file lists the record id of every published sub-record in the same order.
+The parameters of a run are one :class:`~anonymizer.model.params.DisassociationParams`, checked when
+it is made; :func:`run_disassociation` takes it and returns a :class:`DisassociationResult` (the
+release, its truth, the seconds of each step and, with ``safe``, Awad2019's report).
+:func:`disassociate` is the keyword API over it. A split run (``split_depth > 0``) cuts the dataset
+by HORPART's first splits (:mod:`anonymizer.disassociation.parts`) and disassociates each part here
+(:func:`disassociate_part`, :func:`run_parts`).
 """
 
 from __future__ import annotations
 
-import itertools
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from tqdm import tqdm
 
-from anonymizer.disassociation.horpart import (
-    BOUNDED_STRATEGIES,
-    HORPART_STRATEGIES,
-    HorizontalPartition,
-    horpart,
-    join_small_clusters,
-)
-from anonymizer.disassociation.verpart import (
+from anonymizer.disassociation.horpart import HorizontalPartition, horpart, join_small_clusters
+from anonymizer.disassociation.parts import Part, PartResult, RunFigures, split_parts
+from anonymizer.disassociation.publish import build_release
+from anonymizer.disassociation.refine import refine as refine_step
+from anonymizer.disassociation.refine import restore_lemma2
+from anonymizer.disassociation.safe import SafeResult, safe_disassociate_report
+from anonymizer.disassociation.verpart import VerticalPartition, partition_clusters
+from anonymizer.io.json_writer import encode_part, merge_parts
+from anonymizer.model.params import (
+    DEFAULT_MAX_CLUSTER_SIZE,
     DEFAULT_MAX_ITEMSETS,
-    VERPART_STRATEGIES,
-    PartitionTable,
-    VerticalPartition,
-    partition_clusters,
+    DisassociationParams,
+    default_max_cluster_size,
 )
-from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
+from anonymizer.model.release import Release, Truth
 from corpora.common.errors import InputError
 from corpora.common.gcpause import no_gc
-from corpora.common.seeds import generator, resolve_seed
+from corpora.common.seeds import part_seed, resolve_seed
 from corpora.dataset import TransactionDataset
 from corpora.io.identifiers import refuse_identifiers, screen_dataset
 
-__all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "DisassociationTimings", "default_max_cluster_size", "disassociate",
-           "build_release", "check_split_depth", "validate_parameters"]
+__all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "DisassociationParams", "DisassociationResult", "DisassociationTimings",
+           "build_release", "check_split_depth", "default_max_cluster_size", "disassociate", "disassociate_part",
+           "run_disassociation", "run_parts", "validate_parameters"]
 
-_HASH_SEED = 0x5EED_D15A
-"""Seed of the fixed table of 64-bit term hashes that gives sub-records their content order."""
+STEPS = ("horpart", "verpart", "refine", "build")
 
 
 @dataclass
 class DisassociationTimings:
-    """Seconds spent in each step of one :func:`disassociate` call (pass one as ``timings=``), and
-    the records HORPART did not publish or moved: ``records_suppressed`` (the ``suppression``
-    strategy), ``records_moved`` (``adding``/``remaining``, plus the join step that gives every
-    cluster k records; see :func:`anonymizer.disassociation.horpart.join_small_clusters`)."""
+    """Seconds spent in each step of one run, and the records HORPART did not publish or moved:
+    ``records_suppressed`` (the ``suppression`` strategy), ``records_moved`` (``adding``/``remaining``,
+    plus the join step that gives every cluster k records; see
+    :func:`anonymizer.disassociation.horpart.join_small_clusters`). ``extra`` holds ``split`` (split
+    runs) and ``safe`` (safe runs)."""
 
     horpart: float = 0.0
     verpart: float = 0.0
@@ -70,49 +66,122 @@ class DisassociationTimings:
     def total(self) -> float:
         return self.horpart + self.verpart + self.refine + self.build
 
+    def steps(self) -> dict[str, float]:
+        """``{"horpart": s, "verpart": s, "refine": s, "build": s}``."""
+        return {step: getattr(self, step) for step in STEPS}
 
-def _is_int(x: object) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+@dataclass(frozen=True)
+class DisassociationResult:
+    """What one run returns: the release, its truth, the timings and, with ``safe``, the safe report."""
+
+    release: Release
+    truth: Truth
+    timings: DisassociationTimings
+    safe_report: SafeResult | None = None
 
 
 def validate_parameters(
     n_records: int | None, k: object, m: object, max_cluster_size: object, horpart_name: object, verpart_name: object
 ) -> None:
-    """Raise :class:`InputError` (one line) unless the disassociation parameters make sense.
-
-    ``n_records=None`` skips the check that the dataset holds at least k records. Every HORPART
-    strategy but ``abandon`` promises clusters of k to ``max_cluster_size`` records, which needs
-    ``max_cluster_size >= 2k - 1`` (2k - 1 records fit neither one smaller cluster nor two of k):
-    a smaller maximum is refused for them.
-    """
-    if not _is_int(k) or int(k) < 2:  # type: ignore[arg-type]
-        raise InputError(f"k must be an integer >= 2, got {k!r}")
-    if not _is_int(m) or int(m) < 1:  # type: ignore[arg-type]
-        raise InputError(f"m must be an integer >= 1, got {m!r}")
-    if not _is_int(max_cluster_size) or int(max_cluster_size) < int(k):  # type: ignore[arg-type]
-        raise InputError(f"max cluster size must be an integer >= k ({k}), got {max_cluster_size!r}")
-    if horpart_name not in HORPART_STRATEGIES:
-        raise InputError(f"unknown horpart strategy {horpart_name!r}; choose one of: {', '.join(HORPART_STRATEGIES)}")
-    if horpart_name in BOUNDED_STRATEGIES and int(max_cluster_size) < 2 * int(k) - 1:  # type: ignore[arg-type]
-        raise InputError(f"max cluster size {max_cluster_size} is below 2k - 1 = {2 * int(k) - 1}: "
-                         f"horpart {horpart_name!r} cannot keep clusters between k and the maximum "
-                         "(use a larger maximum, or --horpart abandon)")
-    if verpart_name not in VERPART_STRATEGIES:
-        raise InputError(f"unknown verpart variant {verpart_name!r}; choose one of: {', '.join(VERPART_STRATEGIES)}")
-    if n_records is not None and n_records < int(k):  # type: ignore[arg-type]
-        raise InputError(f"the dataset has {n_records} records, fewer than k = {k}")
+    """Raise :class:`InputError` (one line) unless the parameters make sense (checked by
+    :class:`~anonymizer.model.params.DisassociationParams`); ``n_records=None`` skips the dataset's size."""
+    params = DisassociationParams(k, m, max_cluster_size, horpart_name, verpart_name)  # type: ignore[arg-type]
+    if n_records is not None:
+        params.check_records(n_records)
 
 
-DEFAULT_MAX_CLUSTER_SIZE = 30
-"""The largest cluster HORPART keeps when none is given: 30, the setting of the project's
-Terrovitis2012 sweep and benchmarks (Terrovitis2012 section 7 does not state one; Awad2019 and
-Barakat2016 sweep 10 to 60). Never below 2k - 1 (Lemma 2's size condition, see
-:func:`validate_parameters`): :func:`default_max_cluster_size`."""
+def check_split_depth(split_depth: object) -> None:
+    """Raise :class:`InputError` unless ``split_depth`` is an integer from 0 to ``MAX_SPLIT_DEPTH``."""
+    DisassociationParams(split_depth=split_depth)  # type: ignore[arg-type]
 
 
-def default_max_cluster_size(k: int) -> int:
-    """``max(30, 2k - 1)``: :data:`DEFAULT_MAX_CLUSTER_SIZE`, raised to 2k - 1 for a large k."""
-    return max(DEFAULT_MAX_CLUSTER_SIZE, 2 * int(k) - 1) if _is_int(k) else DEFAULT_MAX_CLUSTER_SIZE
+def _as_dataset(dataset: object) -> TransactionDataset:
+    if isinstance(dataset, TransactionDataset):
+        return dataset
+    if isinstance(dataset, (str, bytes)) or not isinstance(dataset, Iterable):
+        raise InputError("dataset must be a TransactionDataset or a list of records (corpora.load_dataset "
+                         f"reads files and names), got {type(dataset).__name__}")
+    return TransactionDataset.from_records(dataset)
+
+
+def _check_dataset(dataset: TransactionDataset, params: DisassociationParams) -> None:
+    """The checks of the data itself (after :meth:`DisassociationParams.check_records`): no record
+    empty, no term that looks like a direct identifier unless the owner allowed them."""
+    empty = np.flatnonzero(np.diff(np.asarray(dataset.indptr)) == 0)
+    if len(empty):
+        raise InputError(f"record {int(empty[0])} is empty ({len(empty)} empty record(s)): disassociation needs "
+                         "non-empty records (Terrovitis2012 section 5: a valid dataset has no empty record)")
+    if not params.identifiers_allowed:
+        refuse_identifiers(screen_dataset(dataset), dataset.name or "the dataset")
+
+
+def run_disassociation(dataset: TransactionDataset | Iterable[Iterable[str]], params: DisassociationParams,
+                       seed: int | None = None, *, record_ids: Sequence[int] | np.ndarray | None = None
+                       ) -> DisassociationResult:
+    """Disassociate ``dataset`` with ``params`` (see :func:`disassociate`); the result holds the
+    release, the truth, the seconds of each step and the records HORPART suppressed or moved."""
+    dataset = _as_dataset(dataset)
+    params.check_records(len(dataset))
+    seed = resolve_seed(seed)
+    _check_dataset(dataset, params)
+    ids = None if record_ids is None else np.asarray(record_ids, dtype=np.int64)
+    if ids is not None and (ids.shape != (len(dataset),) or (len(ids) and int(ids.min()) < 0)):
+        raise InputError(f"record_ids must hold one id >= 0 per record ({len(dataset)}), got shape {ids.shape}")
+    if params.split_depth:
+        if ids is not None:
+            raise InputError("record_ids and split_depth cannot be combined (a split run numbers its parts' records)")
+        return _run_split(dataset, params, seed)
+    return _run_whole(dataset, params, seed, ids)
+
+
+def _run_whole(dataset: TransactionDataset, params: DisassociationParams, seed: int,
+               record_ids: np.ndarray | None) -> DisassociationResult:
+    """One disassociation of a checked dataset (no split), then safe disassociation if asked."""
+    with no_gc():
+        release, truth, timings = _disassociate(dataset, params, seed, record_ids)
+    if not params.safe:
+        return DisassociationResult(release, truth, timings)
+    start = time.perf_counter()
+    report = safe_disassociate_report(release, truth, seed=seed, targets=params.safe_targets)
+    timings.extra["safe"] = time.perf_counter() - start
+    return DisassociationResult(report.release, report.truth, timings, report)
+
+
+def _disassociate(dataset: TransactionDataset, params: DisassociationParams, seed: int,
+                  record_ids: np.ndarray | None = None) -> tuple[Release, Truth, DisassociationTimings]:
+    k, m, size = params.k, params.m, int(params.max_cluster_size)  # type: ignore[arg-type]
+    t0 = time.perf_counter()
+    hp: HorizontalPartition = join_small_clusters(horpart(dataset, k, size, params.horpart), dataset, k, size)
+    t1 = time.perf_counter()
+    table = partition_clusters(dataset, hp.clusters, k, m, params.verpart, params.max_itemsets)
+    t2 = time.perf_counter()
+    plans: list = []
+    if params.refine:
+        partitions: list[VerticalPartition] = table.partitions()
+        plans = refine_step(dataset, partitions, k, m)
+        table = restore_lemma2(table, plans, k, m).table  # Lemma 2 on every leaf REFINE touched
+    t3 = time.perf_counter()
+    published = {**params.to_json(), "safe": False}  # safe disassociation marks its own output
+    published.pop("split_depth", None)
+    release, truth = build_release(table, plans, published, seed, record_ids)
+    t4 = time.perf_counter()
+    timings = DisassociationTimings(t1 - t0, t2 - t1, t3 - t2, t4 - t3, {}, len(hp.suppressed), hp.moved + hp.joined)
+    return release, truth, timings
+
+
+def _run_split(dataset: TransactionDataset, params: DisassociationParams, seed: int) -> DisassociationResult:
+    """A split run in this process: the parts one after the other, merged in memory."""
+    t0 = time.perf_counter()
+    parts = split_parts(dataset, params.split_depth, params.k, int(params.max_cluster_size))  # type: ignore[arg-type]
+    split_seconds = time.perf_counter() - t0
+    results = list(run_parts(dataset, parts, params, seed))
+    timings = DisassociationTimings(*(sum(r.seconds[step] for r in results) for step in STEPS),
+                                    {"split": split_seconds}, sum(r.records_suppressed for r in results),
+                                    sum(r.records_moved for r in results))
+    release, truth = merge_parts(((r.release, r.truth) for r in results), params.to_json(), seed,
+                                 seed if params.safe else None)
+    return DisassociationResult(release, truth, timings)
 
 
 def disassociate(
@@ -124,7 +193,6 @@ def disassociate(
     verpart: str = "strict",
     refine: bool = True,
     seed: int | None = None,
-    timings: DisassociationTimings | None = None,
     *,
     safe: bool = False,
     safe_targets: str = "linkable",
@@ -132,6 +200,7 @@ def disassociate(
     record_ids: Sequence[int] | np.ndarray | None = None,
     allow_identifiers: bool = False,
     max_itemsets: int | None = DEFAULT_MAX_ITEMSETS,
+    params: DisassociationParams | None = None,
 ) -> tuple[Release, Truth]:
     """Disassociate ``dataset`` into a k^m-anonymous release (Terrovitis2012 sections 3-5).
 
@@ -143,17 +212,21 @@ def disassociate(
     condition in every cluster, REFINE (joint clusters and shared chunks) unless ``refine`` is
     False, then the release and truth with clusters ``P1..Pn`` and joint clusters ``J1..``.
 
+    The keywords make one :class:`~anonymizer.model.params.DisassociationParams` (checked once);
+    pass ``params=`` instead to give that object itself. :func:`run_disassociation` takes the same
+    object and also returns the seconds of each step (what benchmarks and experiments read).
+
     ``seed`` (an integer in 0..2**128 - 1) drives the publishing shuffle; ``None`` draws a fresh
     one from the operating system's entropy. The seed used is stored in the truth (``truth.seed``),
     never in the release; the same arguments and seed give the same release and truth, byte for
-    byte. When ``timings`` is given, the seconds of each step are written into it (benchmarks and
-    experiments read them).
+    byte.
 
-    Defaults: k=3, m=2 and ``max_cluster_size=None``, which means :func:`default_max_cluster_size`
-    (30, or 2k - 1 when that is larger). ``dataset`` may also be a list of records (each an
-    iterable of string terms). ``safe=True`` then applies Awad2019's safe disassociation
-    (:func:`anonymizer.disassociation.safe.safe_disassociate` with the same seed and ``targets=safe_targets``),
-    as ``python -m anonymizer --safe`` does.
+    Defaults: k=3, m=2 and ``max_cluster_size=None``, which means
+    :func:`~anonymizer.model.params.default_max_cluster_size` (30, or 2k - 1 when that is larger).
+    ``dataset`` may also be a list of records (each an iterable of string terms). ``safe=True``
+    then applies Awad2019's safe disassociation
+    (:func:`anonymizer.disassociation.safe.safe_disassociate` with the same seed and
+    ``targets=safe_targets``), as ``python -m anonymizer --safe`` does.
 
     ``split_depth > 0`` first cuts the dataset by that many levels of HORPART's first splits and
     disassociates each part on its own (:mod:`anonymizer.disassociation.parts`, where what stays the same as the
@@ -173,296 +246,60 @@ def disassociate(
     >>> release
     Release(k=2, m=2, max_cluster_size=30, safe=False, records=10, clusters=1, joint_clusters=0, record_chunks=6)
     """
-    if not isinstance(dataset, TransactionDataset):
-        if isinstance(dataset, (str, bytes)) or not isinstance(dataset, Iterable):
-            raise InputError("dataset must be a TransactionDataset or a list of records (corpora.load_dataset "
-                             f"reads files and names), got {type(dataset).__name__}")
-        dataset = TransactionDataset.from_records(dataset)
-    if max_cluster_size is None:
-        max_cluster_size = default_max_cluster_size(k)
-    validate_parameters(len(dataset), k, m, max_cluster_size, horpart, verpart)
-    seed = resolve_seed(seed)
-    empty = np.flatnonzero(np.diff(np.asarray(dataset.indptr)) == 0)
-    if len(empty):
-        raise InputError(f"record {int(empty[0])} is empty ({len(empty)} empty record(s)): disassociation needs "
-                         "non-empty records (Terrovitis2012 section 5: a valid dataset has no empty record)")
-    k, m, max_cluster_size = int(k), int(m), int(max_cluster_size)
-    if not allow_identifiers:
-        refuse_identifiers(screen_dataset(dataset), dataset.name or "the dataset")
-    check_split_depth(split_depth)
-    ids = None if record_ids is None else np.asarray(record_ids, dtype=np.int64)
-    if ids is not None and (ids.shape != (len(dataset),) or (len(ids) and int(ids.min()) < 0)):
-        raise InputError(f"record_ids must hold one id >= 0 per record ({len(dataset)}), got shape {ids.shape}")
-    if split_depth:
-        if ids is not None:
-            raise InputError("record_ids and split_depth cannot be combined (a split run numbers its parts' records)")
-        return _disassociate_split(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed, timings, safe,
-                                   safe_targets, int(split_depth), bool(allow_identifiers), max_itemsets)
-    with no_gc():
-        release, truth = _disassociate(dataset, k, m, max_cluster_size, horpart, verpart, refine, seed,
-                                       timings if timings is not None else DisassociationTimings(), ids,
-                                       max_itemsets)
-    if allow_identifiers:
-        release = release.with_params(identifiers_allowed=True)
-    if safe:
-        from anonymizer.disassociation.safe import safe_disassociate
-
-        release, truth = safe_disassociate(release, truth, seed=seed, targets=safe_targets)
-    return release, truth
+    dataset = _as_dataset(dataset)
+    keywords = dict(k=k, m=m, max_cluster_size=max_cluster_size, horpart=horpart, verpart=verpart, refine=refine,
+                    safe=safe, safe_targets=safe_targets, split_depth=split_depth,
+                    identifiers_allowed=allow_identifiers, max_itemsets=max_itemsets)
+    if params is None:
+        params = DisassociationParams(**keywords)  # type: ignore[arg-type]
+    elif any(value != _DEFAULTS[name] for name, value in keywords.items()):
+        raise InputError("give params= or the parameter keywords (k, m, ...), not both")
+    result = run_disassociation(dataset, params, seed, record_ids=record_ids)
+    return result.release, result.truth
 
 
-def _disassociate(
-    dataset: TransactionDataset, k: int, m: int, max_cluster_size: int, horpart: str, verpart: str,
-    refine: bool, seed: int, timings: DisassociationTimings, record_ids: np.ndarray | None = None,
-    max_itemsets: int | None = DEFAULT_MAX_ITEMSETS,
-) -> tuple[Release, Truth]:
-    t0 = time.perf_counter()
-    hp: HorizontalPartition = join_small_clusters(_horpart(dataset, k, max_cluster_size, horpart), dataset, k,
-                                                  max_cluster_size)
-    timings.records_suppressed, timings.records_moved = len(hp.suppressed), hp.moved + hp.joined
-    t1 = time.perf_counter()
-    table = partition_clusters(dataset, hp.clusters, k, m, verpart, max_itemsets)
-    t2 = time.perf_counter()
-    plans: list = []
-    partitions: list[VerticalPartition] | None = None
-    if refine:
-        from anonymizer.disassociation.refine import refine as refine_step
-        from anonymizer.disassociation.refine import restore_lemma2
-
-        partitions = table.partitions()
-        plans = refine_step(dataset, partitions, k, m)
-        table = restore_lemma2(table, plans, k, m).table  # Lemma 2 on every leaf REFINE touched
-    t3 = time.perf_counter()
-    params = {
-        "k": k,
-        "m": m,
-        "max_cluster_size": max_cluster_size,
-        "horpart": horpart,
-        "verpart": verpart,
-        "refine": bool(refine),
-        "safe": False,
-    }
-    release, truth = build_release(table, plans, params, seed, record_ids)
-    t4 = time.perf_counter()
-    timings.horpart, timings.verpart, timings.refine, timings.build = t1 - t0, t2 - t1, t3 - t2, t4 - t3
-    return release, truth
+_DEFAULTS = dict(k=3, m=2, max_cluster_size=None, horpart="original", verpart="strict", refine=True, safe=False,
+                 safe_targets="linkable", split_depth=0, identifiers_allowed=False, max_itemsets=DEFAULT_MAX_ITEMSETS)
+"""The keyword defaults of :func:`disassociate` (the defaults of :class:`DisassociationParams`)."""
 
 
-def check_split_depth(split_depth: object) -> None:
-    """Raise :class:`InputError` unless ``split_depth`` is an integer from 0 to ``MAX_SPLIT_DEPTH``."""
-    from anonymizer.disassociation.parts import MAX_SPLIT_DEPTH
+def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarray, params: DisassociationParams,
+                      seed: int, split: bool = True, encode: bool = False, with_truth: bool = True) -> PartResult:
+    """Disassociate one part (``dataset`` holds only its records) with its own seed.
 
-    if not _is_int(split_depth) or not 0 <= int(split_depth) <= MAX_SPLIT_DEPTH:  # type: ignore[arg-type]
-        raise InputError(f"split depth must be an integer from 0 to {MAX_SPLIT_DEPTH}, got {split_depth!r}")
-
-
-def _disassociate_split(
-    dataset: TransactionDataset, k: int, m: int, max_cluster_size: int, horpart: str, verpart: str, refine: bool,
-    seed: int, timings: DisassociationTimings | None, safe: bool, safe_targets: str, split_depth: int,
-    identifiers_allowed: bool = False, max_itemsets: int | None = DEFAULT_MAX_ITEMSETS,
-) -> tuple[Release, Truth]:
-    """:func:`disassociate` with ``split_depth > 0``: the parts one after the other, merged in memory."""
-    from anonymizer.disassociation.parts import Settings, run_parts, split_params, split_parts
-    from anonymizer.io.json_writer import merge_parts
-
-    settings = Settings(k, m, max_cluster_size, horpart, verpart, bool(refine), bool(safe), safe_targets,
-                        identifiers_allowed, max_itemsets)
-    t0 = time.perf_counter()
-    parts = split_parts(dataset, split_depth, k, max_cluster_size)
-    split_seconds = time.perf_counter() - t0
-    results = list(run_parts(dataset, parts, settings, seed))
-    if timings is not None:
-        for step in ("horpart", "verpart", "refine", "build"):
-            setattr(timings, step, sum(r.seconds[step] for r in results))
-        timings.extra["split"] = split_seconds
-        timings.records_suppressed = sum(r.records_suppressed for r in results)
-        timings.records_moved = sum(r.records_moved for r in results)
-    return merge_parts(((r.release, r.truth) for r in results), split_params(settings, split_depth),
-                       seed, seed if safe else None)
-
-
-_horpart = horpart  # the parameter named ``horpart`` shadows the function inside disassociate()
-
-
-def _term_hashes(n_terms: int) -> np.ndarray:
-    rng = np.random.Generator(np.random.PCG64(_HASH_SEED))
-    return rng.integers(0, np.iinfo(np.uint64).max, size=max(n_terms, 1), dtype=np.uint64, endpoint=True)
-
-
-def _shuffled_order(groups: np.ndarray, hashes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Order of items: by group (ascending), and within a group a seeded shuffle of the content order.
-
-    The content order sorts by the sub-record hash; only identical sub-records (equal hashes) keep
-    their input order among themselves, which the release cannot show. The shuffle draws a 32-bit
-    key per item in content order; equal keys keep content order, so no tie reveals record order.
+    ``seed`` is the owner's seed; part ``index`` draws from :func:`corpora.common.seeds.part_seed`
+    unless ``split`` is False (the unsplit run, which uses the owner's seed as is). ``encode``
+    returns the part as JSON pieces with its figures instead of objects (what the streaming writer
+    takes, and all a Dask worker sends back); ``with_truth=False`` leaves the truth out of them.
+    The parameters were checked when ``params`` was made; the part's data is checked here.
     """
-    n = len(groups)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    by_hash = np.argsort(hashes, kind="stable")
-    rank = np.empty(n, dtype=np.int64)
-    rank[by_hash] = np.arange(n, dtype=np.int64)
-    g = groups.astype(np.int64)
-    canonical = np.argsort((g << 32) | rank, kind="stable")
-    noise = rng.integers(0, 2**32, size=n, dtype=np.int64)
-    return canonical[np.argsort((g[canonical] << 32) | noise, kind="stable")]
+    params.check_records(len(dataset))
+    _check_dataset(dataset, params)
+    ids = np.asarray(records, dtype=np.int64)
+    result = _run_whole(dataset, params, part_seed(seed, index) if split else seed, ids if split else None)
+    timings = result.timings
+    seconds = {**timings.steps(), "safe": timings.extra.get("safe", 0.0)}
+    part = PartResult(index, result.release, result.truth, ids, seconds, timings.records_suppressed,
+                      timings.records_moved)
+    if encode:
+        with no_gc():
+            part.figures = RunFigures(seconds=dict(seconds))
+            part.figures.add(result.release, result.truth)
+            part.encoded = encode_part(result.release, result.truth if with_truth else None)
+        part.release = part.truth = None
+    return part
 
 
-def build_release(
-    table: PartitionTable, plans: Sequence, params: dict, seed: int, record_ids: np.ndarray | None = None
-) -> tuple[Release, Truth]:
-    """Build the release and truth from VERPART's table and REFINE's joint plans (interfaces_refine).
-
-    ``params`` are published as given (they must not hold the seed); ``seed`` drives the
-    publishing shuffle and is stored in the truth. The truth names record ``i`` of the table
-    ``record_ids[i]`` (default: ``i``).
-    """
-
-    def ids(positions: np.ndarray) -> np.ndarray:
-        return positions if record_ids is None else record_ids[positions]
-
-    if "seed" in params:
-        raise ValueError("params must not hold the seed: the release is published, the seed is secret")
-    rng = generator(seed, "publish")
-    voc = np.asarray(table.vocabulary, dtype=object)
-    n_cl = len(table.clusters)
-    hashes = _term_hashes(len(table.vocabulary))
-
-    # ---- record chunks: one sub-record per (chunk, record) with a non-empty projection
-    support = table.pair_end - table.pair_start
-    in_chunk = table.pair_chunk >= 0
-    chunk_offset = np.zeros(n_cl + 1, dtype=np.int64)
-    np.cumsum(table.n_chunks, out=chunk_offset[1:])
-    pair_gid = np.where(in_chunk, chunk_offset[table.pair_cluster] + table.pair_chunk, -1)
-    e_gid = np.repeat(pair_gid, support)
-    e_term = np.repeat(table.pair_term, support)
-    sel = e_gid >= 0
-    e_gid, e_term, e_rec = e_gid[sel], e_term[sel], table.entry_record[sel]
-    n_rec = int(table.entry_record.max()) + 1 if len(table.entry_record) else 1
-    width = max(len(table.vocabulary), 1)
-    if (int(chunk_offset[-1]) + 1) * n_rec * width < 2**62:  # by (chunk, record, term) in one sort
-        key = np.sort((e_gid * n_rec + e_rec) * width + e_term)
-        e_term = key % width
-        key //= width
-        e_rec = key % n_rec
-        e_gid = key // n_rec
-    else:
-        order = np.lexsort((e_term, e_rec, e_gid))
-        e_gid, e_term, e_rec = e_gid[order], e_term[order], e_rec[order]
-    if len(e_gid):
-        new_sub = np.empty(len(e_gid), dtype=bool)
-        new_sub[0] = True
-        new_sub[1:] = (e_gid[1:] != e_gid[:-1]) | (e_rec[1:] != e_rec[:-1])
-        s_start = np.flatnonzero(new_sub)
-    else:
-        s_start = np.zeros(0, dtype=np.int64)
-    s_end = np.append(s_start[1:], len(e_gid)).astype(np.int64)
-    s_gid = e_gid[s_start]
-    s_rec = e_rec[s_start]
-    s_hash = np.add.reduceat(hashes[e_term], s_start) if len(s_start) else np.zeros(0, dtype=np.uint64)
-    final = _shuffled_order(s_gid, s_hash, rng)
-    term_strings = voc[e_term].tolist() if len(e_term) else []
-    subs = list(map(tuple, map(term_strings.__getitem__, map(slice, s_start[final].tolist(), s_end[final].tolist()))))
-    sub_recs = ids(s_rec[final]).tolist()
-    g_bounds = np.searchsorted(s_gid[final], np.arange(int(chunk_offset[-1]) + 1)).tolist()
-
-    # ---- term chunks: terms sorted; the truth lists the records holding each term. The terms the
-    # joint clusters move into shared chunks are dropped here, before any list is built (the plans
-    # are checked first, in order, so a bad plan still fails with the same message).
-    names = [f"P{c + 1}" for c in range(n_cl)]
-    term_id = {t: i for i, t in enumerate(table.vocabulary)}
-    gone_cluster: list[int] = []
-    gone_terms: list[str] = []
-    for j, plan in enumerate(plans):
-        for child in plan.children:
-            if not 0 <= child < n_cl + j:
-                raise ValueError(f"REFINE plan {j}: child {child} does not name a cluster or an earlier joint cluster")
-        for idx, terms in plan.removed.items():
-            if not 0 <= idx < n_cl:
-                raise ValueError(f"REFINE plan {j}: removes terms from unknown cluster {idx}")
-            gone_cluster.append(len(terms))
-            gone_cluster.append(idx)
-            gone_terms.extend(terms)
-    tc_mask = ~in_chunk
-    if gone_terms:
-        gone_ids = list(map(term_id.get, gone_terms))
-        owner = np.repeat(np.asarray(gone_cluster[1::2], dtype=np.int64), gone_cluster[0::2])
-        if None in gone_ids:  # a term outside the vocabulary is in no term chunk: nothing to drop
-            known = np.fromiter((i is not None for i in gone_ids), dtype=bool, count=len(gone_ids))
-            owner = owner[known]
-            gone_ids = [i for i in gone_ids if i is not None]
-        gone = np.sort(owner * width + np.asarray(gone_ids, dtype=np.int64))
-        pair_keys = table.pair_cluster.astype(np.int64) * width + table.pair_term
-        pos = np.minimum(np.searchsorted(gone, pair_keys), len(gone) - 1)
-        tc_mask &= gone[pos] != pair_keys
-    tc_pairs = np.flatnonzero(tc_mask)
-    tc_bounds = np.searchsorted(table.pair_cluster[tc_pairs], np.arange(n_cl + 1)).tolist()
-    tc_terms = voc[table.pair_term[tc_pairs]].tolist() if len(tc_pairs) else []
-    tc_support = support[tc_pairs]
-    tc_recs = ids(table.entry_record[np.repeat(tc_mask, support)]).tolist()
-    tc_ends = np.cumsum(tc_support)
-    tc_lists = list(map(tc_recs.__getitem__, map(slice, (tc_ends - tc_support).tolist(), tc_ends.tolist())))
-    member_lists = ids(np.concatenate(table.clusters)).tolist() if n_cl else []
-    member_bounds = np.cumsum([0] + [len(c) for c in table.clusters]).tolist()
-
-    clusters: list[Cluster] = []
-    truths: list[ClusterTruth] = []
-    for c in range(n_cl):
-        cid = f"P{c + 1}"
-        g0, g1 = int(chunk_offset[c]), int(chunk_offset[c + 1])
-        chunks = [subs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
-        chunk_truth = [sub_recs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
-        a, b = tc_bounds[c], tc_bounds[c + 1]
-        terms = tc_terms[a:b]
-        members = member_lists[member_bounds[c] : member_bounds[c + 1]]
-        clusters.append(Cluster(cid, len(members), chunks, terms))
-        truths.append(ClusterTruth(cid, members, chunk_truth, dict(zip(terms, tc_lists[a:b], strict=True))))
-
-    # ---- joint clusters from REFINE's plans, applied in list order
-    # all shared sub-records at once: content order by the same set hash, then the seeded shuffle
-    pairs: list[tuple[int, tuple[str, ...]]] = []
-    listed: list[int] = []
-    for plan in plans:
-        for chunk in plan.shared_chunks:
-            pairs.extend(chunk.subrecords)
-            listed.append(len(chunk.subrecords))
-    flat_recs_t, flat_subs_t = zip(*pairs, strict=True) if pairs else ((), ())
-    del pairs
-    flat_subs: list[tuple[str, ...]] = list(map(tuple, flat_subs_t))  # (a tuple maps to itself)
-    del flat_subs_t
-    sub_len = np.fromiter(map(len, flat_subs), dtype=np.int64, count=len(flat_subs))
-    flat_rec_ids = np.fromiter(flat_recs_t, dtype=np.int64, count=len(flat_recs_t))
-    del flat_recs_t
-    listed_group = np.repeat(np.arange(len(listed), dtype=np.int64), listed)
-    if (sub_len == 0).any():  # empty sub-records are implied, never listed
-        nonempty = np.flatnonzero(sub_len)
-        flat_subs = [flat_subs[i] for i in nonempty.tolist()]
-        sub_len, flat_rec_ids, listed_group = sub_len[nonempty], flat_rec_ids[nonempty], listed_group[nonempty]
-    chunk_sizes = np.bincount(listed_group, minlength=len(listed)).tolist()
-    flat_terms = np.fromiter(map(term_id.__getitem__, itertools.chain.from_iterable(flat_subs)), dtype=np.int64,
-                             count=int(sub_len.sum()))
-    sub_first = np.cumsum(sub_len) - sub_len
-    shared_hash = (np.add.reduceat(hashes[flat_terms], sub_first) if len(flat_subs)
-                   else np.zeros(0, dtype=np.uint64))
-    shared_order_arr = _shuffled_order(listed_group, shared_hash, rng)
-    ordered_recs = ids(flat_rec_ids[shared_order_arr]).tolist()
-    ordered_subs = list(map(flat_subs.__getitem__, shared_order_arr.tolist()))
-    del flat_subs
-    chunk_bounds = np.cumsum([0, *chunk_sizes]).tolist()
-
-    joints: list[JointCluster] = []
-    joint_truths: list[JointClusterTruth] = []
-    g = 0
-    for j, plan in enumerate(plans):
-        jid = f"J{j + 1}"
-        children = [names[child] for child in plan.children]
-        shared: list[list[tuple[str, ...]]] = []
-        shared_truth: list[list[int]] = []
-        for _ in plan.shared_chunks:
-            shared.append(ordered_subs[chunk_bounds[g] : chunk_bounds[g + 1]])
-            shared_truth.append(ordered_recs[chunk_bounds[g] : chunk_bounds[g + 1]])
-            g += 1
-        joints.append(JointCluster(jid, children, shared))
-        joint_truths.append(JointClusterTruth(jid, shared_truth))
-        names.append(jid)
-    return Release(dict(params), clusters, joints), Truth(truths, joint_truths, seed=seed)
+def run_parts(dataset: TransactionDataset, parts: Sequence[Part], params: DisassociationParams, seed: int,
+              progress: bool | None = None, encode: bool = False, with_truth: bool = True) -> Iterator[PartResult]:
+    """Disassociate the parts one after the other in this process, yielding each as it is done
+    (only one part's release is alive at a time when the caller writes and drops it); ``encode``
+    and ``with_truth`` as in :func:`disassociate_part`."""
+    split = len(parts) > 1 or bool(parts and parts[0].path)
+    with tqdm(total=sum(len(p) for p in parts), desc="disassociating parts", unit="rec", leave=False,
+              disable=None if progress is None else not progress) as bar:
+        for part in parts:
+            sub = dataset.subset(part.records) if split else dataset
+            yield disassociate_part(sub, part.index, part.records, params, seed, split=split, encode=encode,
+                                    with_truth=with_truth)
+            bar.update(len(part))

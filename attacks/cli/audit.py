@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Sequence
 
 from attacks.auditing import DEFAULT_MAX_PEM, DEFAULT_MAX_SEMANTIC_GAIN, DEFAULT_MAX_VULNERABLE, audit
 from corpora.cli.options import add_reading_options, reading_options
@@ -21,7 +20,14 @@ from corpora.common.files import check_output_paths, write_text_atomic
 from corpora.common.seeds import seed_argument
 from corpora.io.formats import FORMATS
 
-__all__ = ["main", "build_parser"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "original_source"]
+
+HELP = ("is a release safe to publish? Guarantee 1, PEM, the three attackers, a quick semantic attack, "
+        "recommendations; exit 1 when a threshold is crossed")
+DESCRIPTION = ("Audit a release before publishing it: Guarantee 1 (the independent verifier), cover problems and PEM "
+               "(Awad2019), the breaches of Barakat2016's strong, moderate and weak attackers, a quick semantic attack "
+               "against its random baseline when the terms are words, and recommendations. Exit 0: publishable under "
+               "the thresholds; 1: a threshold is crossed; 2: bad input.")
 
 
 def _share(text: str) -> float:
@@ -34,16 +40,9 @@ def _share(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(
-        error_prefix="attacks audit",
-        prog="python -m attacks audit",
-        description="Audit a release before publishing it: Guarantee 1 (the independent verifier), cover problems "
-                    "and PEM (Awad2019), the breaches of Barakat2016's strong, moderate and weak attackers, a quick "
-                    "semantic attack against its random baseline when the terms are words, and recommendations. "
-                    "Exit 0: publishable under the thresholds; 1: a threshold is crossed; 2: bad input.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
+def add_arguments(p: ArgumentParser) -> None:
+    p.error_prefix = "attacks audit"
+    p.formatter_class = argparse.ArgumentDefaultsHelpFormatter
     p.add_argument("release", help="release file (disassociated/1 JSON)")
     p.add_argument("--original", metavar="INPUT",
                    help="the original dataset (file or name): the attackers know its records; with --truth it also "
@@ -73,7 +72,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "the verdict line still goes to standard error")
     p.add_argument("--format", choices=FORMATS, default=None, help="format of --original (default: by extension)")
     add_reading_options(p, what="--original")
-    return p
 
 
 def original_source(args: argparse.Namespace) -> str:
@@ -92,8 +90,7 @@ def original_source(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+def run(args: argparse.Namespace) -> int:
     check_output_paths({"report": args.output},
                        {"release": args.release, "--truth": args.truth, "--original": args.original})
     original = None

@@ -17,15 +17,16 @@ from corpora.common.files import check_output_paths
 from corpora.common.seeds import seed_argument
 from corpora.io.formats import FORMATS
 
-__all__ = ["main", "format_report"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "format_report"]
+
+HELP = "cover problems, Barakat2016 Algorithm 1's breaches (strong, moderate, weak attacker), Awad2019's PEM"
+DESCRIPTION = ("Detect cover problems and count the records an attacker's knowledge breaches (Barakat2016 Algorithm 1, "
+               "Awad2019 PEM). Reads only the release and the knowledge; --truth/--original only give the simulated "
+               "attacker real records to know.")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(error_prefix="attacks cover", prog="python -m attacks cover",
-                       description="Detect cover problems and count the records an attacker's knowledge breaches "
-                                   "(Barakat2016 Algorithm 1, Awad2019 PEM). Reads only the release and the "
-                                   "knowledge; --truth/--original only give the simulated attacker real records to "
-                                   "know.")
+def add_arguments(p: ArgumentParser) -> None:
+    p.error_prefix = "attacks cover"
     p.add_argument("release", help="release file (disassociated/1 JSON)")
     p.add_argument("--attacker", choices=ATTACKERS, default="strong", help="simulated attacker (default strong)")
     p.add_argument("--knowledge", metavar="FILE",
@@ -40,7 +41,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-problems", type=int_option("--max-problems", 0, 10**6), default=20,
                    help="cover problems listed per definition in text output")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    return p
 
 
 def _names(items: Sequence[str]) -> str:
@@ -74,8 +74,7 @@ def format_report(report: CoverReport, release_name: str, max_problems: int = 20
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+def run(args: argparse.Namespace) -> int:
     if not 0.0 < args.moderate_share < 1.0:
         raise InputError(f"--moderate-share must be strictly between 0 and 1, got {args.moderate_share}")
     if args.max_problems < 0:

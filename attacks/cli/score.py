@@ -13,32 +13,29 @@ import argparse
 import json
 import math
 import os
-import sys
-from collections.abc import Sequence
 
-from attacks.semantic import ngd as ngd_mod
+from attacks.semantic.reference import DEFAULT_REFERENCE
 from attacks.semantic.relatedness import BENCHMARKS, benchmark_pairs, read_pairs, score_pairs
 from attacks.semantic.scorers import DEFAULT_SCORER, SCORER_SPECS, embeddings_format, make_scorer
 from corpora.common.errors import ArgumentParser, InputError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
+
+HELP = "a relatedness scorer's scores of word pairs, and its correlation with human scores"
+DESCRIPTION = "Score word pairs with a relatedness scorer; correlate with human scores when given."
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(error_prefix="attacks score", prog="python -m attacks score",
-                       description="Score word pairs with a relatedness scorer; correlate with human scores when "
-                                   "given.")
+def add_arguments(p: ArgumentParser) -> None:
+    p.error_prefix = "attacks score"
     p.add_argument("pairs", help=f"tab-separated word, word[, human score] file, or one of {', '.join(BENCHMARKS)}")
     p.add_argument("--scorer", default=DEFAULT_SCORER,
                    help=f"{' | '.join(SCORER_SPECS)} (default {DEFAULT_SCORER}: GloVe with WordNet)")
     p.add_argument("--embeddings", metavar="FILE", help="word vectors for glove/hybrid (see attacks semantic --help)")
     p.add_argument("--reference", help="NGD reference corpus (see attacks semantic --help)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+def run(args: argparse.Namespace) -> int:
     if args.embeddings is not None:
         embeddings_format(args.embeddings)
     if args.pairs in BENCHMARKS and not os.path.exists(args.pairs):
@@ -49,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise InputError("attacks score: --reference needs --scorer ngd")
     reference: object = args.reference if args.reference is not None else None
     if args.scorer == "ngd" and reference is None:
-        reference = ngd_mod.DEFAULT_REFERENCE
+        reference = DEFAULT_REFERENCE
     scorer = make_scorer(args.scorer, embeddings=args.embeddings, reference=reference)
     report = score_pairs(scorer, pairs)
     if args.json:

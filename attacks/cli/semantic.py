@@ -15,11 +15,13 @@ import argparse
 import csv
 import json
 import sys
-from collections.abc import Sequence
 
 from anonymizer.io.release_files import load_release, load_truth
-from attacks.semantic import ngd as ngd_mod
-from attacks.semantic.attack import CHUNK_PARTS, DEFAULT_VPA_LIMIT, run_semantic_attack
+from anonymizer.model.release import Release, Truth
+from attacks.semantic.attack import CHUNK_PARTS, DEFAULT_VPA_LIMIT, SCORING, run_semantic_attack
+from attacks.semantic.metrics import evaluate_semantic
+from attacks.semantic.reference import NGD_SETTINGS
+from attacks.semantic.result import SemanticResult
 from attacks.semantic.scorers import (
     DEFAULT_SCORER,
     SCORER_SPECS,
@@ -29,20 +31,21 @@ from attacks.semantic.scorers import (
     make_scorer,
 )
 from attacks.semantic.selectors import SELECTORS
+from attacks.semantic.web_counts import WebConfig
 from corpora.common.bounds import int_option
 from corpora.common.errors import ArgumentParser, InputError
 from corpora.common.files import atomic_open, check_output_paths
 from corpora.common.seeds import seed_argument
 
-__all__ = ["main", "build_parser"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
+
+HELP = ("the semantic attack of AlShuhail2021: reconstruct records by term relatedness, beside its random, blind "
+        "and oracle baselines")
+DESCRIPTION = "Semantic attack on a disassociated release (AlShuhail2021 ch. 4)."
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(
-        error_prefix="attacks semantic",
-        prog="python -m attacks semantic",
-        description="Semantic attack on a disassociated release (AlShuhail2021 ch. 4).",
-    )
+def add_arguments(p: ArgumentParser) -> None:
+    p.error_prefix = "attacks semantic"
     p.add_argument("release", help="release JSON file (format disassociated/1)")
     p.add_argument("--scorer", default=DEFAULT_SCORER,
                    help=f"{' | '.join(SCORER_SPECS)} (default {DEFAULT_SCORER}: GloVe with WordNet, "
@@ -66,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--ngd-setting",
-        choices=ngd_mod.NGD_SETTINGS,
+        choices=NGD_SETTINGS,
         help="NGD threat setting over the pooled offline corpus (text sources + WordNet glosses): public = it "
         "contains the published documents (the thesis's web setting), private = disjoint from them; "
         "--reference then names the attacked text source(s), comma-separated (default: all pooled sources)",
@@ -74,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--ngd-web",
         metavar="CONFIG.json",
-        help="NGD counts from a web search API configured by this JSON file (see attacks.semantic.ngd.WebConfig)",
+        help="NGD counts from a web search API configured by this JSON file "
+        "(see attacks.semantic.web_counts.WebConfig)",
     )
     p.add_argument(
         "--unknown",
@@ -105,7 +109,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics-csv", help="also write the metric rows to this CSV file")
     p.add_argument("--json", action="store_true",
                    help="print the metrics (attack, random, blind, oracle, difference_vs_random) as one JSON object")
-    return p
 
 
 def _read_original(path: str):  # noqa: ANN202 - returns a TransactionDataset
@@ -123,8 +126,8 @@ def _embeddings(args: argparse.Namespace) -> object:
     return args._vectors
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+def _check(args: argparse.Namespace) -> None:
+    """The option combinations that are refused before any file is read."""
     if (args.truth is None) != (args.original is None):
         raise InputError("attacks semantic: --truth and --original go together")
     if args.bootstrap < 0:
@@ -146,30 +149,79 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "--embeddings": args.embeddings, "--reference": args.reference, "--ngd-web": args.ngd_web})
     if args.embeddings is not None:  # refused before any work when it may run code (see --trust-pickle)
         embeddings_format(args.embeddings, trust_pickle=args.trust_pickle)
+
+
+def _scorer(args: argparse.Namespace) -> object:
+    """The scorer of a scoring selector (None for VPA and random); names the NGD reference on stderr."""
+    if args.selector not in SCORING:
+        return None
+    reference: object = args.reference
+    if args.ngd_setting:
+        reference = f"{args.ngd_setting}:{args.reference or 'thesis'}"
+    if args.ngd_web:
+        if args.scorer != "ngd":
+            raise InputError("attacks semantic: --ngd-web needs --scorer ngd")
+        reference = WebConfig.from_file(args.ngd_web)
+    vectors = _embeddings(args) if args.scorer in ("glove", "embeddings") else None
+    scorer = make_scorer(args.scorer, embeddings=vectors, reference=reference, unknown=args.unknown, seed=args.seed)
+    info = getattr(getattr(scorer, "backend", None), "info", None)
+    if info is not None:
+        print(f"NGD reference ({info.setting}): {info.documents} documents: {'; '.join(info.parts)}",
+              file=sys.stderr)
+        if info.missing:
+            print(f"note: absent here, left out of the reference: {', '.join(info.missing)}", file=sys.stderr)
+    return scorer
+
+
+def _summary_line(args: argparse.Namespace, summary: dict) -> str:
+    message = (
+        f"semantic {summary['selector']}: {summary['records']} records -> {args.output}; "
+        f"unknown terms {summary['unknown_terms']} of {summary['distinct_terms']} "
+        f"({summary['unknown_occurrences']} occurrences, "
+        f"policy {summary['unknown_policy']}); pieces without evidence {summary['no_evidence_pieces']}; "
+    )
+    if args.selector == "VPA":
+        message += (
+            f"VPA trials {summary['vpa_trials']}, cut short {summary['vpa_cut_chunks']}, "
+            f"no match {summary['vpa_failed_chunks']}; "
+        )
+    return message + f"{summary['seconds']:.2f} s"
+
+
+def _report_metrics(args: argparse.Namespace, result: SemanticResult, release: Release, truth: Truth,
+                    original: object, summary: dict) -> None:
+    """Print the metrics beside the baselines (table or JSON) and write --metrics-csv."""
+    metrics = evaluate_semantic(
+        result,
+        release,
+        truth,
+        original,
+        seed=args.seed,
+        embeddings=_embeddings(args) if not args.no_wmd else None,
+        bootstrap=args.bootstrap,
+        wmd=not args.no_wmd,
+        baselines=("random", "blind", "oracle"),
+    )
+    metrics.info = dict(summary)
+    if args.json:
+        print(json.dumps(metrics.as_json(), ensure_ascii=False))
+    else:
+        print(metrics.format_table())
+    if args.metrics_csv:
+        with atomic_open(args.metrics_csv, "w") as handle:
+            writer = csv.DictWriter(handle, fieldnames=["metric", "part", "method", "value", "lo", "hi", "n"])
+            writer.writeheader()
+            writer.writerows(metrics.as_rows())
+
+
+def run(args: argparse.Namespace) -> int:
+    _check(args)
     release = load_release(args.release)
     truth = load_truth(args.truth) if args.truth else None
     if truth is not None:
         truth.check_against(release)
     original = _read_original(args.original) if args.original else None
-    scorer = None
-    if args.selector in ("ABA", "RGA", "MRA", "assign", "ABA-spread"):
-        reference: object = args.reference
-        if args.ngd_setting:
-            reference = f"{args.ngd_setting}:{args.reference or 'thesis'}"
-        if args.ngd_web:
-            if args.scorer != "ngd":
-                raise InputError("attacks semantic: --ngd-web needs --scorer ngd")
-            reference = ngd_mod.WebConfig.from_file(args.ngd_web)
-        vectors = _embeddings(args) if args.scorer in ("glove", "embeddings") else None
-        scorer = make_scorer(
-            args.scorer, embeddings=vectors, reference=reference, unknown=args.unknown, seed=args.seed
-        )
-        info = getattr(getattr(scorer, "backend", None), "info", None)
-        if info is not None:
-            print(f"NGD reference ({info.setting}): {info.documents} documents: {'; '.join(info.parts)}",
-                  file=sys.stderr)
-            if info.missing:
-                print(f"note: absent here, left out of the reference: {', '.join(info.missing)}", file=sys.stderr)
+    scorer = _scorer(args)
     result = run_semantic_attack(
         release,
         scorer,
@@ -183,40 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for record in result.records():
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     summary = result.summary()
-    message = (
-        f"semantic {summary['selector']}: {summary['records']} records -> {args.output}; "
-        f"unknown terms {summary['unknown_terms']} of {summary['distinct_terms']} "
-        f"({summary['unknown_occurrences']} occurrences, "
-        f"policy {summary['unknown_policy']}); pieces without evidence {summary['no_evidence_pieces']}; "
-    )
-    if args.selector == "VPA":
-        message += (
-            f"VPA trials {summary['vpa_trials']}, cut short {summary['vpa_cut_chunks']}, "
-            f"no match {summary['vpa_failed_chunks']}; "
-        )
-    print(message + f"{summary['seconds']:.2f} s", file=sys.stderr)
+    print(_summary_line(args, summary), file=sys.stderr)
     if truth is not None:
-        from attacks.semantic.metrics import evaluate_semantic
-
-        metrics = evaluate_semantic(
-            result,
-            release,
-            truth,
-            original,
-            seed=args.seed,
-            embeddings=_embeddings(args) if not args.no_wmd else None,
-            bootstrap=args.bootstrap,
-            wmd=not args.no_wmd,
-            baselines=("random", "blind", "oracle"),
-        )
-        metrics.info = dict(summary)
-        if args.json:
-            print(json.dumps(metrics.as_json(), ensure_ascii=False))
-        else:
-            print(metrics.format_table())
-        if args.metrics_csv:
-            with atomic_open(args.metrics_csv, "w") as handle:
-                writer = csv.DictWriter(handle, fieldnames=["metric", "part", "method", "value", "lo", "hi", "n"])
-                writer.writeheader()
-                writer.writerows(metrics.as_rows())
+        _report_metrics(args, result, release, truth, original, summary)
     return 0

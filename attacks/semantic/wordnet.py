@@ -11,7 +11,11 @@ downloaded. The copy is written to a temporary folder and renamed, so a half-mad
 used. NLTK opens corpora only below a folder of its data path, so ``<cache>/nltk_data`` is
 appended to ``nltk.data.path`` (once; nothing else is changed). NLTK would map the synsets to
 WordNet 3.0 through ``index.sense`` (another Debian package); the data are 3.0 already, so the
-reader skips that mapping. :func:`wordnet_available` says whether the Debian files are there.
+reader skips that mapping. :func:`wordnet_available` says whether the Debian files are there,
+:func:`load_wordnet` keeps one reader per process.
+
+:class:`WordNetScorer` is the taxonomy relatedness over that reader (the ``wordnet`` scorer and
+half of the default ``hybrid`` one of :mod:`attacks.semantic.scorers`).
 """
 
 from __future__ import annotations
@@ -19,12 +23,19 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from attacks.semantic.ngd import term_words
+from attacks.semantic.scoring import BaseScorer
 from corpora.common.errors import InputError
 
-__all__ = ["WORDNET_DIR", "LEXNAMES", "wordnet_available", "wordnet_reader", "wordnet_documents"]
+__all__ = ["WORDNET_DIR", "LEXNAMES", "wordnet_available", "wordnet_reader", "wordnet_documents", "load_wordnet",
+           "WordNetScorer"]
 
 WORDNET_DIR = Path("/usr/share/wordnet")
 _FILES = ("data.noun", "data.verb", "data.adj", "data.adv", "index.noun", "index.verb", "index.adj",
@@ -160,3 +171,116 @@ def wordnet_documents(wordnet_dir: str | os.PathLike[str] = WORDNET_DIR,
 
     write_json_gz(cached, {"stamp": stamp, "documents": docs})
     return docs
+
+
+class WordNetScorer(BaseScorer):
+    """Taxonomy similarity over WordNet 3.0 in the style of Wu and Palmer, vectorized.
+
+    A term's synsets are those of its noun and verb senses (the term as is, in lower case, with its
+    words joined by ``_``; WordNet's own morphology finds the base form). For every hypernym
+    ancestor ``a`` of any of them (instance hypernyms included) the term keeps ``d(a)``, the fewest
+    hypernym steps from one of its synsets to ``a``. Two terms score
+
+        max over common ancestors a of  2 D(a) / (d1(a) + d2(a) + 2 D(a))
+
+    with ``D(a)`` one plus the ancestor's greatest depth below its root; identical synsets score 1.
+    The maximum over ancestors with per-term smallest distances equals the maximum over all
+    synset pairs, since the fraction falls as either distance grows. Terms known to WordNet whose
+    senses share no ancestor (verbs of different hierarchies, a noun and a verb) score 0; a term
+    with no noun or verb sense (adjectives, adverbs, names WordNet lacks) is unknown.
+
+    ``score_matrix`` is computed ancestor by ancestor: each common ancestor updates the block of
+    the term pairs that share it (one NumPy maximum per ancestor), so no pair is looked at in
+    Python.
+    """
+
+    name = "wordnet"
+
+    def __init__(self, reader: Any, unknown: str = "skip") -> None:
+        super().__init__(unknown)
+        self.reader = reader
+        self._anc: dict[str, dict[int, int] | None] = {}
+        self._depth: dict[int, int] = {}
+        self._ids: dict[Any, int] = {}
+
+    def _ancestors(self, term: str) -> dict[int, int] | None:
+        if term in self._anc:
+            return self._anc[term]
+        words = term_words(term)
+        synsets: list[Any] = []
+        for key in dict.fromkeys([term, term.lower(), "_".join(words)]):
+            if not key:
+                continue
+            for pos in ("n", "v"):
+                synsets += self.reader.synsets(key, pos=pos)
+            if synsets:
+                break
+        if not synsets:
+            self._anc[term] = None
+            return None
+        dist: dict[int, int] = {}
+        frontier = list(dict.fromkeys(synsets))
+        step = 0
+        seen: set[Any] = set()
+        while frontier:
+            nxt: list[Any] = []
+            for syn in frontier:
+                if syn in seen:
+                    continue
+                seen.add(syn)
+                sid = self._ids.setdefault(syn, len(self._ids))
+                if sid not in dist:
+                    dist[sid] = step
+                if sid not in self._depth:
+                    self._depth[sid] = syn.max_depth() + 1
+                nxt += syn.hypernyms() + syn.instance_hypernyms()
+            frontier = nxt
+            step += 1
+        self._anc[term] = dist
+        return dist
+
+    def known(self, terms: Sequence[str]) -> np.ndarray:
+        return np.array([self._ancestors(t) is not None for t in terms], dtype=bool)
+
+    def _raw_matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        na, nb = len(terms_a), len(terms_b)
+        out = np.zeros((na, nb))
+        anc_a = [self._ancestors(t) for t in terms_a]
+        anc_b = [self._ancestors(t) for t in terms_b]
+        holders_b: dict[int, tuple[list[int], list[int]]] = {}
+        for j, anc in enumerate(anc_b):
+            for sid, d in (anc or {}).items():
+                rows, dists = holders_b.setdefault(sid, ([], []))
+                rows.append(j)
+                dists.append(d)
+        holders_a: dict[int, tuple[list[int], list[int]]] = {}
+        for i, anc in enumerate(anc_a):
+            for sid, d in (anc or {}).items():
+                if sid in holders_b:
+                    rows, dists = holders_a.setdefault(sid, ([], []))
+                    rows.append(i)
+                    dists.append(d)
+        for sid, (rows_a, dist_a) in holders_a.items():
+            rows_b, dist_b = holders_b[sid]
+            depth2 = 2.0 * self._depth[sid]
+            block = depth2 / (np.asarray(dist_a, float)[:, None] + np.asarray(dist_b, float)[None, :] + depth2)
+            ia, ib = np.asarray(rows_a), np.asarray(rows_b)
+            out[np.ix_(ia, ib)] = np.maximum(out[np.ix_(ia, ib)], block)
+        out[[a is None for a in anc_a], :] = np.nan
+        out[:, [b is None for b in anc_b]] = np.nan
+        return out
+
+
+_READER_CACHE: dict[str, Any] = {}
+
+
+def load_wordnet() -> Any:
+    """NLTK's reader over Debian's WordNet (cached per process), or ``None`` when it is absent."""
+    if "reader" not in _READER_CACHE:
+        if not wordnet_available():
+            _READER_CACHE["reader"] = None
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "multilingual functions are not available"
+                _READER_CACHE["reader"] = wordnet_reader()
+    return _READER_CACHE["reader"]

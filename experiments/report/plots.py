@@ -26,12 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from corpora.common.files import atomic_open, write_text_atomic
-from experiments.grid import RUN_PARAMS, Run
-from experiments.metrics import ALL_METRICS
-from experiments.schema import PlotSpec, SweepSpec
+from corpora.common.stats import bootstrap_interval
+from experiments.plugins import all_metrics
+from experiments.report.claims import claims_table, evaluate_claim
+from experiments.report.rows import matches as _matches
+from experiments.report.rows import select_rows
+from experiments.sweep.grid import RUN_PARAMS, Run
+from experiments.sweep.spec import PlotSpec, SweepSpec
+from experiments.sweep.table import read_results
 
 __all__ = ["PARAM_LABELS", "SeriesPoint", "aggregate", "write_figures_and_report"]
 
@@ -75,31 +78,6 @@ class SeriesPoint:
         return self.high > self.low
 
 
-BOOTSTRAP_RESAMPLES = 2000
-
-
-def bootstrap_interval(values: np.ndarray, seed: int = 0) -> tuple[float, float]:
-    """95% percentile-bootstrap interval of the mean of ``values`` (equal bounds when they cannot differ)."""
-    n = len(values)
-    if n < 2 or float(np.ptp(values)) == 0.0:
-        mean = float(values.mean()) if n else float("nan")
-        return mean, mean
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def _matches(value: Any, wanted: Any) -> bool:
-    if isinstance(wanted, bool) or isinstance(value, bool):
-        return bool(value) == bool(wanted) if isinstance(value, bool) and isinstance(wanted, bool) else \
-            str(value).lower() == str(wanted).lower()
-    if isinstance(wanted, int | float) and not isinstance(value, str):
-        try:
-            return not math.isnan(float(value)) and float(value) == float(wanted)
-        except (TypeError, ValueError):
-            return False
-    return str(value) == str(wanted)
 
 
 def _group_label(columns: Sequence[str], values: Sequence[Any]) -> str:
@@ -120,15 +98,6 @@ def _num(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
-
-
-def select_rows(df, metrics: Sequence[str], where: Sequence[tuple[str, Sequence[Any]]]):
-    """The successful rows of ``metrics`` with a value whose columns match every ``where`` filter."""
-    sel = df[(df["status"] == "ok") & (df["metric"].isin(metrics))]
-    for col, wanted in where:
-        mask = sel[col].map(lambda v, w=wanted: any(_matches(v, x) for x in w))
-        sel = sel[mask.astype(bool)]
-    return sel[sel["value"].notna()]
 
 
 def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[str]]:
@@ -154,13 +123,13 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
     order: list[int] = []
     for key, part in sel.groupby(keys, sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
-        info = ALL_METRICS.get(key[0] if many else plot.metric)
+        info = all_metrics().get(key[0] if many else plot.metric)
         scale = 100.0 if info is not None and info.fraction else 1.0
         vals = part["value"].to_numpy(dtype=float) * scale
         low, high = bootstrap_interval(vals)
         label = _group_label(plot.group_by, key[1:-1] if many else key[:-1])
         if many:
-            name = ALL_METRICS[key[0]].label if key[0] in ALL_METRICS else str(key[0])
+            name = all_metrics()[key[0]].label if key[0] in all_metrics() else str(key[0])
             label = name if not plot.group_by else f"{name}, {label}"
         points.append(SeriesPoint(label, key[-1], float(vals.mean()), low, high, len(vals)))
         order.append(plot.metrics.index(key[0]) if many else 0)
@@ -289,14 +258,14 @@ def _draw(plot: PlotSpec, points: list[SeriesPoint], note: str, directory: Path)
 
 
 def _is_fraction(plot: PlotSpec) -> bool:
-    infos = [ALL_METRICS.get(m) for m in plot.metrics]
+    infos = [all_metrics().get(m) for m in plot.metrics]
     return bool(infos) and all(i is not None and i.fraction for i in infos)
 
 
 def _ylabel(plot: PlotSpec) -> str:
     if plot.ylabel:
         return plot.ylabel
-    infos = [ALL_METRICS[m] for m in plot.metrics if m in ALL_METRICS]
+    infos = [all_metrics()[m] for m in plot.metrics if m in all_metrics()]
     if len(plot.metrics) == 1:
         return infos[0].axis_label() if infos else plot.metric
     return "value (%)" if infos and all(i.fraction for i in infos) else "value"
@@ -305,7 +274,7 @@ def _ylabel(plot: PlotSpec) -> str:
 def _title(plot: PlotSpec) -> str:
     if plot.title:
         return plot.title
-    names = ", ".join(ALL_METRICS[m].label if m in ALL_METRICS else m for m in plot.metrics)
+    names = ", ".join(all_metrics()[m].label if m in all_metrics() else m for m in plot.metrics)
     return f"{names} vs {PARAM_LABELS.get(plot.x, plot.x)}"
 
 
@@ -323,8 +292,6 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
     ``stand_ins`` (one line per stand-in dataset, its statistics beside the paper's) is listed
     under the run counts.
     """
-    from experiments.runner import read_results
-
     df = read_results(csv_path)
     lines = [f"# Sweep `{spec.name}`", ""]
     if spec.description:
@@ -372,8 +339,6 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
             lines.append(f"| {_num(p.x)} | {p.group} | {_fmt(p.mean)} | {_fmt(p.low)} | {_fmt(p.high)} | {p.n} |")
         lines.append("")
     if spec.claims:
-        from experiments.claims import claims_table, evaluate_claim
-
         table = claims_table([evaluate_claim(df, c) for c in spec.claims])
         lines += ["## The paper's stated results beside ours", "",
                   "Computed from `results.csv` (means over the seeds, in the figures' units); also in "

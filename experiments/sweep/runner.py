@@ -8,11 +8,11 @@ Layout of ``results/<name>/``:
   nothing is lost or counted twice (a run is either wholly in its file or not at all).
 * ``results.csv``: the tidy table, one row per run and metric, regenerated atomically from the
   run files (during the sweep every few seconds and at the end, also after an interruption).
-* ``figures/*.png|svg`` and ``report.md``: see :mod:`experiments.plots`.
+* ``figures/*.png|svg`` and ``report.md``: see :mod:`experiments.report.plots`.
 
 The work of a run is a *task*: a callable ``task(config) -> list[dict]`` returning metric rows
 (``metric``, ``value`` and optionally ``attack``, ``method``, ``chunks``, ``rank``, ``seconds``). The
-default task, :func:`experiments.tasks.run_task`, calls the anonymizer and the attacks; tests
+default task, :func:`experiments.sweep.task.run_task`, calls the anonymizer and the attacks; tests
 and other studies pass their own. A task that raises is recorded as a failed run (its error
 kept in the table) and the sweep goes on.
 """
@@ -40,9 +40,12 @@ from tqdm import tqdm
 
 from corpora.common.errors import InputError, memory_message
 from corpora.common.files import atomic_open, write_json_atomic, write_text_atomic
-from experiments.grid import RUN_PARAMS, Run, expand_runs, filter_runs
-from experiments.guard import die_with_parent, results_lock
-from experiments.schema import DatasetSpec, SweepSpec
+from experiments.report.plots import write_figures_and_report
+from experiments.sweep import task as default_task
+from experiments.sweep.grid import RUN_PARAMS, Run, expand_runs, filter_runs
+from experiments.sweep.guard import die_with_parent, results_lock
+from experiments.sweep.spec import DatasetSpec, SweepSpec
+from experiments.sweep.table import read_results
 
 __all__ = [
     "CSV_COLUMNS",
@@ -182,23 +185,6 @@ def write_results_csv(path: Path, runs: Sequence[Run], records: Mapping[str, Map
     return n
 
 
-def read_results(path: str | os.PathLike[str]):
-    """Read ``results.csv`` into a pandas DataFrame with typed parameter columns."""
-    import pandas as pd
-
-    df = pd.read_csv(path, dtype={"run": str, "dataset": str, "horpart": str, "verpart": str, "attack": str,
-                                  "method": str, "chunks": str, "metric": str, "status": str, "error": str,
-                                  "refine": str, "safe": str,
-                                  "versions": str}, keep_default_na=False, na_values={"value": [""], "seconds": [""]})
-    if "rank" not in df.columns:  # a table written before the rank column existed
-        df["rank"] = ""
-    for col in ("records", "density", "k", "m", "max_cluster_size", "seed", "rank", "value", "seconds"):
-        df[col] = pd.to_numeric(df[col].replace("", None), errors="coerce")
-    for col in ("refine", "safe"):
-        df[col] = df[col].map({"true": True, "false": False})
-    return df
-
-
 @dataclass
 class SweepResult:
     """What a sweep did: counts, where the outputs are, how long it took."""
@@ -314,9 +300,7 @@ def _run_dask(task: Task, pending: Sequence[Run], progress: _Progress, scheduler
 
 
 def _default_resolver(base_dir: str) -> Callable[[DatasetSpec], str]:
-    from experiments.tasks import resolve_dataset_label
-
-    return lambda ds: resolve_dataset_label(ds, base_dir)
+    return lambda ds: default_task.resolve_dataset_label(ds, base_dir)
 
 
 def run_sweep(
@@ -336,9 +320,9 @@ def run_sweep(
 ) -> SweepResult:
     """Run every run of ``spec`` not already cached, then write the table, figures and report.
 
-    ``task`` (default :func:`experiments.tasks.run_task`) does the work of one run;
+    ``task`` (default :func:`experiments.sweep.task.run_task`) does the work of one run;
     ``resolve`` picks each dataset entry's label (default: the first of its names that loads
-    offline, see :func:`experiments.tasks.resolve_dataset_label`; with a custom task, the
+    offline, see :func:`experiments.sweep.task.resolve_dataset_label`; with a custom task, the
     entry's label or first name). ``jobs``, ``executor``, ``scheduler`` override the file.
     ``only`` keeps the runs whose parameters match (``--only``); the table still lists every
     finished run of the sweep. ``dry_run`` prints the runs and their cache status and writes
@@ -347,9 +331,7 @@ def run_sweep(
     started = time.perf_counter()
     out = out if out is not None else sys.stdout
     if task is None:
-        from experiments.tasks import run_task
-
-        task = run_task
+        task = default_task.run_task  # looked up now, so a study (or a test) may replace it
         resolve = resolve or _default_resolver(spec.base_dir)
     jobs = jobs or spec.jobs
     executor = executor or spec.executor
@@ -437,7 +419,6 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
                          not any(e.startswith(f"run {k}:") for e in progress.errors))
     if plots:
         from corpora.synthetic.shaped import describe_stand_ins
-        from experiments.plots import write_figures_and_report
 
         result.stand_ins = describe_stand_ins(r.config["dataset"]["names"][0] for r in selected
                                               if r.config["dataset"].get("names"))

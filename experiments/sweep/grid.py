@@ -19,8 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from anonymizer.disassociation.pipeline import validate_parameters
+from anonymizer.model.params import default_max_cluster_size
 from corpora.common.errors import InputError
-from experiments.schema import GRID_PARAMS, LIMITS, DatasetSpec, KExpr, SweepSpec
+from experiments.plugins import load
+from experiments.registry import ANONYMIZERS, ATTACKS
+from experiments.sweep.kexpr import KExpr
+from experiments.sweep.limits import GRID_PARAMS, LIMITS
+from experiments.sweep.spec import DatasetSpec, SweepSpec
 
 __all__ = ["RUN_PARAMS", "Run", "expand_points", "expand_runs", "filter_runs", "parse_only", "run_key"]
 
@@ -53,22 +58,14 @@ class Run:
 _OMITTED: dict[str, Any] = {"anonymizer": "disassociation", "epsilon": None, "fanout": 5}
 """The new grid parameters, left out of a run's configuration at these values (old cache keys stay valid)."""
 
-_DISASSOCIATION_ONLY = ("max_cluster_size", "horpart", "verpart", "refine", "safe")
-
-
 def _baseline_point(merged: Mapping[str, Any]) -> dict[str, Any]:
-    """A grid point of Apriori or DiffPart: the parameters it does not use are None (one run, not many).
+    """A grid point of another anonymizer than disassociation (Apriori, DiffPart, a plugin's).
 
+    The parameters it does not read (its ``grid_params``) are None, so they give one run, not many:
     DiffPart uses neither k nor m (Terrovitis2012 section 7: "DiffPart is unaffected by this parameter").
     """
-    point = {name: merged[name] for name in GRID_PARAMS}
-    for name in _DISASSOCIATION_ONLY:
-        point[name] = None
-    if merged["anonymizer"] == "apriori":
-        point["epsilon"] = None
-    else:
-        point["k"] = point["m"] = None
-    return point
+    used = ANONYMIZERS.get(merged["anonymizer"]).grid_params
+    return {name: merged[name] if name == "anonymizer" or name in used else None for name in GRID_PARAMS}
 
 
 def run_key(config: Mapping[str, Any]) -> str:
@@ -106,6 +103,7 @@ def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[d
     impossible point: a maximum cluster size below k (a cluster holds at least k records,
     Terrovitis2012 section 4) or an expression that gives no value.
     """
+    load()
     grid = dict(spec.grid)
     if dataset is not None:
         grid.update(dict(dataset.grid))
@@ -136,7 +134,7 @@ def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[d
             if not sizes:
                 raise InputError(f"{spec.source}: grid.max_cluster_size: '{size.text}' gives no value for k={k}, m={m}")
         else:
-            sizes = [size]
+            sizes = [default_max_cluster_size(k) if size is None else size]
         for s in sizes:
             if s > LIMITS.param_max:
                 shown = f"'{size.text}' gives {s:,}" if isinstance(size, KExpr) else f"{s:,}"
@@ -188,7 +186,7 @@ def expand_runs(spec: SweepSpec, resolve: Callable[[DatasetSpec], str] | None = 
     for ds in spec.datasets:
         points = expand_points(spec, ds)
         chosen = ds.attacks if ds.attacks is not None else [a for a in spec.attacks
-                                                            if a != "semantic" or ds.is_text]
+                                                            if not ATTACKS.get(a).text_only or ds.is_text]
         attacks = {a: spec.attacks[a] for a in spec.attacks if a in chosen}
         if ds.is_text:
             names: list[str] = []
