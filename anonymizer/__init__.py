@@ -26,17 +26,9 @@ from anonymizer.evaluation.reconstruct import reconstruct
 from anonymizer.evaluation.utility import utility_report
 from anonymizer.evaluation.verify import VerifyReport, verify
 from anonymizer.io.parquet import save_release_parquet
+from anonymizer.io.release_files import load_release, load_truth, save_release, save_truth
 from anonymizer.io.truth_parquet import save_truth_parquet
-from anonymizer.model.release import (
-           Cluster,
-           JointCluster,
-           Release,
-           Truth,
-           load_release,
-           load_truth,
-           save_release,
-           save_truth,
-)
+from anonymizer.model.release import Cluster, JointCluster, Release, Truth
 
 __all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "Cluster", "JointCluster", "Release", "Truth", "VerifyReport", "disassociate",
            "load_release", "load_truth", "reconstruct", "safe_disassociate", "safe_disassociate_report",

@@ -18,9 +18,11 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from anonymizer.model.release import Release, Truth, load_release, load_truth
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.release import Release, Truth
 from attacks.cover.detector import CoverReport, run_cover_attack
 from attacks.cover.knowledge import Knowledge, make_knowledge
+from attacks.cover.problem import flatten
 from attacks.semantic.attack import run_semantic_attack
 from attacks.semantic.result import SemanticResult
 from attacks.semantic.scorers import make_scorer
@@ -57,10 +59,11 @@ def cover_attack(
     The detector itself reads only the release and the knowledge.
     """
     rel = as_release(release)
+    flat = flatten(rel)  # one index for the attacker's knowledge and the detector
     if knowledge is None:
         knowledge = make_knowledge(rel, attacker, seed, truth=as_truth(truth), original=original,
-                                   moderate_share=moderate_share)
-    return run_cover_attack(rel, attacker, seed, moderate_share, knowledge)
+                                   moderate_share=moderate_share, flat=flat)
+    return run_cover_attack(rel, attacker, seed, moderate_share, knowledge, flat=flat)
 
 
 def semantic_attack(

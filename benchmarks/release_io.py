@@ -5,7 +5,7 @@ size 30 and seed 1, then converted to parquet), each job runs in a fresh Python 
 peak memory is the job's own: ``os.wait4``), one at a time:
 
 * ``floor``: read the input file into Python sets, ``[set(l.split()) for l in open(f)]``;
-* ``load``: :func:`anonymizer.model.release.load_release` of the JSON / parquet release (arrays);
+* ``load``: :func:`anonymizer.io.release_files.load_release` of the JSON / parquet release (arrays);
   ``load + objects``: and the cluster objects built from them; ``load (old)``: ``json.loads`` +
   :meth:`Release.from_dict`, what every command did before the columnar reader;
 * ``cover``, ``verify``, ``reconstruct``, ``utility``: the command line's own ``main`` run in the
@@ -71,14 +71,14 @@ records = [set(line.split()) for line in open({input!r})]
 done(time.perf_counter() - t)
 """,
     "load": """
-from anonymizer.model.release import load_release
+from anonymizer.io.release_files import load_release
 t = time.perf_counter()
 release = load_release({release!r})
 LOAD[0] = time.perf_counter() - t
 done(LOAD[0])
 """,
     "load + objects": """
-from anonymizer.model.release import load_release
+from anonymizer.io.release_files import load_release
 t = time.perf_counter()
 release = load_release({release!r})
 release.clusters
@@ -86,9 +86,10 @@ LOAD[0] = time.perf_counter() - t
 done(LOAD[0])
 """,
     "load (old)": """
-from anonymizer.model.release import Release, _read_json
+from anonymizer.io.release_files import read_json
+from anonymizer.model.release import Release
 t = time.perf_counter()
-release = Release.from_dict(_read_json({release!r}), {release!r})
+release = Release.from_dict(read_json({release!r}), {release!r})
 LOAD[0] = time.perf_counter() - t
 done(LOAD[0])
 """,

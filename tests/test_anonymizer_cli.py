@@ -11,7 +11,7 @@ import pytest
 from anonymizer.__main__ import main as dispatch
 from anonymizer.cli.anonymize import main
 from anonymizer.evaluation.verify import verify
-from anonymizer.model.release import load_release, load_truth
+from anonymizer.io.release_files import load_release, load_truth
 from corpora.common.errors import InputError
 from corpora.synthetic.toy import toy_records
 

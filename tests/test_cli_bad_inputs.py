@@ -17,7 +17,7 @@ from paper_examples import fig2b
 
 from anonymizer.__main__ import main as anonymizer_main
 from anonymizer.disassociation.pipeline import disassociate
-from anonymizer.model.release import save_release, save_truth
+from anonymizer.io.release_files import save_release, save_truth
 from attacks.__main__ import main as attacks_main
 from corpora.common.seeds import SEED_BITS
 from corpora.io.formats import MAX_LINE_BYTES, write_dataset

@@ -8,7 +8,7 @@ from test_cover_golden import awad_fig1
 from test_safe_golden import awad_truth
 
 from anonymizer.disassociation.pipeline import disassociate
-from anonymizer.model.release import save_release, save_truth
+from anonymizer.io.release_files import save_release, save_truth
 from attacks.__main__ import main as attacks_main
 from attacks.cover.knowledge import external_vocabulary, load_knowledge, make_knowledge, save_knowledge
 from corpora.common.errors import InputError

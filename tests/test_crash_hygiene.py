@@ -16,7 +16,8 @@ import pytest
 from paper_examples import fig2b
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.model.release import Release, Truth, load_release, load_truth
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.release import Release, Truth
 from corpora.common.errors import InputError, run_cli
 from corpora.common.files import atomic_open, check_output_paths, read_bounded, stale_temp_files, write_text_atomic
 

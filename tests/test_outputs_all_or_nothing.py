@@ -25,7 +25,8 @@ from anonymizer.cli.common import write_published_and_secret
 from anonymizer.disassociation.pipeline import disassociate
 from anonymizer.io.json_writer import ReleaseWriter, release_digest, write_release_and_truth
 from anonymizer.io.parquet import write_parquet_and_secret
-from anonymizer.model.release import Release, Truth, load_release, load_truth
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.release import Release, Truth
 from attacks.__main__ import main as attacks_main
 from corpora.__main__ import main as corpora_main
 from corpora.common import files

@@ -18,13 +18,13 @@ from anonymizer.cli.anonymize import disassociation_params
 from anonymizer.cli.baselines import baseline_params
 from anonymizer.disassociation import horpart, safe, verpart
 from anonymizer.disassociation.pipeline import disassociate, run_disassociation
+from anonymizer.io.release_files import load_release
 from anonymizer.model.params import (
     AprioriParams,
     DiffPartParams,
     DisassociationParams,
     default_max_cluster_size,
 )
-from anonymizer.model.release import load_release
 from corpora.common.cli import command_parser
 from corpora.common.errors import InputError
 from corpora.synthetic.toy import toy_dataset, toy_records

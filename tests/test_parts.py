@@ -20,8 +20,8 @@ from anonymizer.disassociation.horpart import horpart
 from anonymizer.disassociation.parts import choose_split, split_parts
 from anonymizer.disassociation.pipeline import run_parts
 from anonymizer.evaluation.verify import verify
+from anonymizer.io.release_files import load_release, load_truth
 from anonymizer.model.params import DisassociationParams
-from anonymizer.model.release import load_release, load_truth
 from corpora.common.seeds import part_seed
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import read_dataset, write_dataset

@@ -25,7 +25,8 @@ import pytest
 from anonymizer.cli.anonymize import main as anonymizer_main
 from anonymizer.disassociation.pipeline import disassociate
 from anonymizer.disassociation.safe import safe_disassociate_report
-from anonymizer.model.release import Release, Truth, load_release, load_truth
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.release import Release, Truth
 from corpora.common.errors import InputError
 from corpora.common.seeds import SEED_BITS, generator
 from corpora.io.formats import write_dataset

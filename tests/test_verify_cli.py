@@ -9,7 +9,7 @@ from paper_examples import fig2b
 
 from anonymizer.__main__ import main as anonymizer_main
 from anonymizer.cli import run_command
-from anonymizer.model.release import save_release
+from anonymizer.io.release_files import save_release
 from corpora.common.errors import InputError
 from corpora.io.formats import write_dataset
 from corpora.synthetic.toy import toy_dataset
@@ -20,7 +20,7 @@ def files(tmp_path):
     good = tmp_path / "release.json"
     save_release(fig2b(), good)
     bad_release = fig2b()
-    bad_release.params["k"] = 4
+    bad_release = bad_release.with_params(k=4)
     bad = tmp_path / "bad.json"
     save_release(bad_release, bad)
     data = tmp_path / "fig2.jsonl"
@@ -97,7 +97,7 @@ def safe_files(tmp_path_factory):
 
 def test_utility_scores_a_safe_release_with_rlm_and_rae(safe_files, capsys):
     from anonymizer.evaluation.safe_metrics import rlm
-    from anonymizer.model.release import load_release
+    from anonymizer.io.release_files import load_release
 
     spec, safe, before = safe_files
     assert anonymizer_main(["utility", spec, str(safe), "--before", str(before), "--top-k", "50", "--json"]) == 0

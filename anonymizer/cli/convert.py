@@ -1,7 +1,8 @@
 """`python -m anonymizer convert RELEASE OUT`: rewrite a release (or a truth file) in the other form:
 ``OUT`` ending in ``.parquet`` gets the parquet form (:mod:`anonymizer.io.parquet`,
 :mod:`anonymizer.io.truth_parquet`), any other name the JSON; either form is read
-(:func:`anonymizer.model.release.load_release`, :func:`~anonymizer.model.release.load_truth`), the output is atomic."""
+(:func:`anonymizer.io.release_files.load_release`, :func:`~anonymizer.io.release_files.load_truth`), the output
+is atomic."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import time
 
 from anonymizer.cli.common import peek_format
 from anonymizer.io.parquet import save_release_parquet, wants_parquet
+from anonymizer.io.release_files import load_release, load_truth, save_release, save_truth
 from anonymizer.io.truth_parquet import is_truth_parquet, save_truth_parquet
-from anonymizer.model.release import TRUTH_FORMAT, load_release, load_truth, save_release, save_truth
+from anonymizer.model.truth import TRUTH_FORMAT
 from corpora.common.errors import InputError
 from corpora.common.files import check_output_paths
 

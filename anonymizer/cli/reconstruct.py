@@ -10,7 +10,7 @@ import sys
 import time
 
 from anonymizer.evaluation.reconstruct import TERM_RULES, reconstruct
-from anonymizer.model.release import load_release
+from anonymizer.io.release_files import load_release
 from corpora.common.files import atomic_open, check_output_paths
 from corpora.common.seeds import seed_argument
 

@@ -19,7 +19,7 @@ from anonymizer.cli.baselines import hierarchy_for
 from anonymizer.cli.common import load_input_dataset, peek_format
 from anonymizer.evaluation.multilevel import baseline_utility
 from anonymizer.evaluation.utility import resolve_re_range, utility_report
-from anonymizer.model.release import load_release
+from anonymizer.io.release_files import load_release
 from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.bounds import MAX_RECORDS, int_option
 from corpora.common.errors import InputError

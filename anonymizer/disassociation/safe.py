@@ -336,7 +336,7 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = 
                 result.fully_suppressed += 1
             else:
                 result.covered_suppressed += 1
-    rel.params["safe"] = True
+    result.release = rel.with_params(safe=True)
     return result
 
 

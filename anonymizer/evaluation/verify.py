@@ -384,9 +384,7 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
     """
     if isinstance(release, (str, os.PathLike)):
         return verify_file(release, exact=exact, exact_max_records=exact_max_records)
-    from anonymizer.model.arrays import arrays_of
-
-    trusted = arrays_of(release) is not None
+    trusted = bool(getattr(release, "validated", False))
     obj = _plain(release) if trusted else release.to_dict() if hasattr(release, "to_dict") else release
     out: list[str] = []
     parsed = parse_release(obj, source, out, trusted)
@@ -407,12 +405,11 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
 
 def _plain(release: Any) -> dict[str, Any]:
     """The ``disassociated/1`` object of a release read into arrays, its sub-records kept as tuples."""
-    objects = release.arrays.to_release()
     return {"format": RELEASE_FORMAT, "params": dict(release.params),
             "clusters": [{"id": c.id, "size": c.size, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk}
-                         for c in objects.clusters],
+                         for c in release.clusters],
             "joint_clusters": [{"id": j.id, "children": j.children, "shared_chunks": j.shared_chunks}
-                               for j in objects.joint_clusters]}
+                               for j in release.joint_clusters]}
 
 
 def verify_file(path: str | os.PathLike[str], exact: bool = False,
@@ -424,13 +421,14 @@ def verify_file(path: str | os.PathLike[str], exact: bool = False,
     reader accepts, are read into arrays (module docstring, "Reading")."""
     from anonymizer.io.json_fast import read_release_json_arrays
     from anonymizer.io.parquet import is_parquet, read_release_parquet
-    from anonymizer.model.arrays import ArrayRelease
+    from anonymizer.model.release import Release
 
     if is_parquet(path):
         return verify(read_release_parquet(path), exact=exact, exact_max_records=exact_max_records, source=str(path))
     arrays = read_release_json_arrays(path)
     if arrays is not None:
-        return verify(ArrayRelease(arrays), exact=exact, exact_max_records=exact_max_records, source=str(path))
+        return verify(Release.from_arrays(arrays, str(path)), exact=exact, exact_max_records=exact_max_records,
+                      source=str(path))
     text = read_text_bounded(path, MAX_RELEASE_BYTES)
     repeated: list[str] = []
 

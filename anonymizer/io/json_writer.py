@@ -30,14 +30,16 @@ field. So the pairing is made checkable instead: the truth records the SHA-256 o
 file's bytes (``release_sha256``; hashed while the release is streamed, so no second pass; the
 truth is secret, so the hash reveals nothing to the public), and the truth is renamed first, the
 release last. Every reader that takes a release and its truth together goes through
-:meth:`anonymizer.model.release.Truth.check_against`, which hashes the release file it read and refuses a
+:meth:`anonymizer.model.truth.Truth.check_against`, which hashes the release file it read and refuses a
 truth that records another hash in one line ("the truth belongs to another release"). After a
 kill between the renames the folder holds the new truth and the old release: the pair is refused,
 never used as one, and running the command again makes a matching pair. A reader therefore only
 ever works with a release and the truth written with it. The release bytes are unchanged (no new
 key); truth files of older versions, without the hash, are still read and checked piece by piece.
 
-128-bit seeds do not fit orjson's 64-bit integers; the truth's header is written by hand.
+The bytes of each piece are the model's (:mod:`anonymizer.model.provenance`: :func:`release_digest` hashes
+what :func:`write_release` writes). 128-bit seeds do not fit orjson's 64-bit integers; the truth's
+header is written by hand.
 """
 
 from __future__ import annotations
@@ -53,11 +55,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-import orjson
 from tqdm import tqdm
 
+from anonymizer.model.provenance import SLICE, dumps, items, release_digest, release_head
 from anonymizer.model.release import (
-    RELEASE_FORMAT,
     TRUTH_FORMAT,
     Cluster,
     ClusterTruth,
@@ -70,21 +71,6 @@ from corpora.common.files import atomic_files, atomic_open
 
 __all__ = ["EncodedPart", "ReleaseWriter", "encode_part", "renumbered", "merge_parts", "write_release",
            "write_truth", "write_release_and_truth", "release_digest"]
-
-_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
-
-_SLICE = 8192
-"""Clusters serialized at a time."""
-
-
-def _dumps(obj: Any) -> bytes:
-    return orjson.dumps(obj, option=_OPTIONS)
-
-
-def _items(objs: Sequence[Any]) -> bytes:
-    """The JSON array of ``objs`` without its brackets (b"" for none)."""
-    return _dumps(objs)[1:-1] if objs else b""
-
 
 def renumbered(release: Release, truth: Truth | None, first_cluster: int, first_joint: int
                ) -> tuple[list[Cluster], list[JointCluster], list[ClusterTruth], list[JointClusterTruth]]:
@@ -151,7 +137,7 @@ def _tails(objs: Sequence[Any], heads: Sequence[bytes]) -> list[bytes]:
     """Each object's JSON with its known head cut off."""
     out = []
     for obj, head in zip(objs, heads, strict=True):
-        text = _dumps(obj)
+        text = dumps(obj)
         if not text.startswith(head):  # pragma: no cover - the dataclasses' first fields are their ids
             raise ValueError(f"unexpected JSON of {type(obj).__name__}: {text[:60]!r}")
         out.append(text[len(head):])
@@ -160,14 +146,14 @@ def _tails(objs: Sequence[Any], heads: Sequence[bytes]) -> list[bytes]:
 
 def encode_part(release: Release, truth: Truth | None = None) -> EncodedPart:
     """Encode ``release`` (and ``truth``) for :meth:`ReleaseWriter.add` (see :class:`EncodedPart`)."""
-    cluster_heads = [b'{"id":' + _dumps(c.id) for c in release.clusters]
-    joint_heads = [b'{"id":' + _dumps(j.id) + b',"children":' + _dumps(j.children) for j in release.joint_clusters]
+    cluster_heads = [b'{"id":' + dumps(c.id) for c in release.clusters]
+    joint_heads = [b'{"id":' + dumps(j.id) + b',"children":' + dumps(j.children) for j in release.joint_clusters]
     part = EncodedPart([c.id for c in release.clusters], _tails(release.clusters, cluster_heads),
                        [j.id for j in release.joint_clusters], [list(j.children) for j in release.joint_clusters],
                        _tails(release.joint_clusters, joint_heads))
     if truth is not None:
-        part.truth_clusters = _tails(truth.clusters, [b'{"id":' + _dumps(t.id) for t in truth.clusters])
-        part.truth_joints = _tails(truth.joint_clusters, [b'{"id":' + _dumps(t.id) for t in truth.joint_clusters])
+        part.truth_clusters = _tails(truth.clusters, [b'{"id":' + dumps(t.id) for t in truth.clusters])
+        part.truth_joints = _tails(truth.joint_clusters, [b'{"id":' + dumps(t.id) for t in truth.joint_clusters])
     return part
 
 
@@ -222,8 +208,7 @@ class ReleaseWriter:
             stack.__exit__(*sys.exc_info())
             raise
         self._stack = stack
-        self._release.write(b'{"format":' + _dumps(RELEASE_FORMAT) + b',"params":' + _dumps(self.params)
-                            + b',"clusters":[')
+        self._release.write(release_head(self.params))
         if self._truth is not None:
             self._truth.write(_truth_head(self.seed, self.safe_seed))
         return self
@@ -244,30 +229,30 @@ class ReleaseWriter:
             raise ValueError("give a truth with every part exactly when the writer has a truth path")
         names: dict[str, bytes] = {}
         for i, cid in enumerate(part.cluster_ids):
-            names[cid] = _dumps(f"P{self.n_clusters + i + 1}" if renumber else cid)
+            names[cid] = dumps(f"P{self.n_clusters + i + 1}" if renumber else cid)
         for j, jid in enumerate(part.joint_ids):
-            names[jid] = _dumps(f"J{self.n_joints + j + 1}" if renumber else jid)
-        self._write_items(self._release, [names[c] + tail for c, tail in zip(part.cluster_ids, part.clusters,
+            names[jid] = dumps(f"J{self.n_joints + j + 1}" if renumber else jid)
+        self._writeitems(self._release, [names[c] + tail for c, tail in zip(part.cluster_ids, part.clusters,
                                                                               strict=True)], self.n_clusters)
         self._bar.update(len(part.clusters))
-        self._write_items(self._joints, [
+        self._writeitems(self._joints, [
             names[jid] + b',"children":[' + b",".join(names[ch] for ch in children) + b"]" + tail
             for jid, children, tail in zip(part.joint_ids, part.joint_children, part.joints, strict=True)],
             self.n_joints)
         if self._truth is not None and self._joint_truths is not None:
-            self._write_items(self._truth, [names[c] + tail for c, tail in zip(part.cluster_ids, part.truth_clusters,
+            self._writeitems(self._truth, [names[c] + tail for c, tail in zip(part.cluster_ids, part.truth_clusters,
                                                                                 strict=True)], self.n_clusters)
-            self._write_items(self._joint_truths, [names[j] + tail for j, tail in zip(
+            self._writeitems(self._joint_truths, [names[j] + tail for j, tail in zip(
                 part.joint_ids, part.truth_joints or [], strict=True)], self.n_joints)
         self.n_clusters += len(part.cluster_ids)
         self.n_joints += len(part.joint_ids)
 
     @staticmethod
-    def _write_items(handle: IO[bytes], items: list[bytes], before: int) -> None:
+    def _writeitems(handle: IO[bytes], items: list[bytes], before: int) -> None:
         """Write objects (each ``{"id":`` left out) as array items after ``before`` earlier ones."""
-        for start in range(0, len(items), _SLICE):
+        for start in range(0, len(items), SLICE):
             head = b',{"id":' if before or start else b'{"id":'
-            handle.write(head + b',{"id":'.join(items[start : start + _SLICE]))
+            handle.write(head + b',{"id":'.join(items[start : start + SLICE]))
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
@@ -313,31 +298,18 @@ def write_release(release: Release, path: str | Path) -> None:
 def write_truth(truth: Truth, path: str | Path) -> None:
     """Write a truth file atomically (never publish it)."""
     with atomic_open(path, "wb") as handle:
-        handle.write(_truth_head(truth.seed, truth.safe_seed) + _items(truth.clusters) + b'],"joint_clusters":['
-                     + _items(truth.joint_clusters) + b"]" + _digest_tail(truth.release_sha256) + b"}\n")
+        handle.write(_truth_head(truth.seed, truth.safe_seed) + items(truth.clusters) + b'],"joint_clusters":['
+                     + items(truth.joint_clusters) + b"]" + _digest_tail(truth.release_sha256) + b"}\n")
 
 
 def _digest_tail(digest: str | None) -> bytes:
     """The truth's last key, the release's SHA-256 (b"" when unknown)."""
-    return b"" if digest is None else b',"release_sha256":' + _dumps(digest)
-
-
-def release_digest(release: Release) -> str:
-    """SHA-256 (hex) of ``release``'s JSON form: the bytes :func:`write_release` writes for it, hashed
-    without writing them (the digest a truth records; the same for the JSON and parquet forms)."""
-    sink = _Hashing(None)
-    sink.write(b'{"format":' + _dumps(RELEASE_FORMAT) + b',"params":' + _dumps(release.params) + b',"clusters":[')
-    for key, objs in ((b"", release.clusters), (b'],"joint_clusters":[', release.joint_clusters)):
-        sink.write(key)
-        for start in range(0, len(objs), _SLICE):
-            sink.write((b"," if start else b"") + _items(objs[start : start + _SLICE]))
-    sink.write(b"]}\n")
-    return sink.sha256.hexdigest()
+    return b"" if digest is None else b',"release_sha256":' + dumps(digest)
 
 
 def _truth_head(seed: int | None, safe_seed: int | None) -> bytes:
     """The truth file up to its first cluster; seeds as decimal text (128 bits exceed orjson's ints)."""
-    head = b'{"format":' + _dumps(TRUTH_FORMAT)
+    head = b'{"format":' + dumps(TRUTH_FORMAT)
     for key, value in (("seed", seed), ("safe_seed", safe_seed)):
         if value is not None:
             head += b',"' + key.encode() + b'":' + str(int(value)).encode()

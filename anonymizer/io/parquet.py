@@ -20,9 +20,9 @@ column        type                                content
 Term ids are positions in the sorted vocabulary. The file's key-value metadata holds one key,
 ``disassociated``: a JSON object ``{"format": "disassociated/1", "params": {...}, "terms": [...]}``
 (the params of the release, never a seed, and the vocabulary). The parquet and the JSON form
-convert into each other without loss (:func:`anonymizer.model.release.load_release` reads both).
+convert into each other without loss (:func:`anonymizer.io.release_files.load_release` reads both).
 
-Reading is bounded before any data is decoded: at most :data:`anonymizer.model.release.MAX_JSON_BYTES`
+Reading is bounded before any data is decoded: at most :data:`anonymizer.model.clusters.MAX_JSON_BYTES`
 bytes on disk and as many uncompressed bytes of column data, at most :data:`MAX_ROWS` rows, the
 exact column types above, no nulls; then :func:`anonymizer.model.arrays.validate` checks every
 offset, id and size. Any failure is one :class:`~corpora.common.errors.InputError` line naming the file.
@@ -38,36 +38,19 @@ from typing import Any
 
 import numpy as np
 
-from anonymizer.model.arrays import ArrayRelease, ReleaseArrays, from_release, validate
-from anonymizer.model.release import MAX_JSON_BYTES, RELEASE_FORMAT, Release
+from anonymizer.io.bounded import MAX_ROWS, PARQUET_MAGIC, is_parquet, open_bounded, wants_parquet
+from anonymizer.io.truth_parquet import truth_table
+from anonymizer.model.arrays import ReleaseArrays, validate
+from anonymizer.model.provenance import release_digest
+from anonymizer.model.release import RELEASE_FORMAT, Release
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_files, atomic_open, parse_json
 
-__all__ = ["PARQUET_MAGIC", "METADATA_KEY", "MAX_ROWS", "is_parquet", "wants_parquet", "save_release_parquet",
-           "write_parquet_and_secret",
-           "read_release_parquet", "release_table", "arrays_from_table"]
+__all__ = ["PARQUET_MAGIC", "METADATA_KEY", "MAX_ROWS", "is_parquet", "wants_parquet", "open_bounded",
+           "save_release_parquet", "write_parquet_and_secret", "read_release_parquet", "release_table",
+           "arrays_from_table"]
 
-PARQUET_MAGIC = b"PAR1"
 METADATA_KEY = b"disassociated"
-MAX_ROWS = 2**31 - 1
-"""Most nodes (clusters and joint clusters) a parquet release may hold."""
-
-
-def is_parquet(path: str | os.PathLike[str]) -> bool:
-    """True if ``path`` is a parquet file: it starts with ``PAR1`` (or, not a readable regular file, its
-    name ends in ``.parquet``)."""
-    if not os.path.isfile(path):  # a pipe or device: reading its first bytes would consume them
-        return wants_parquet(path)
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(4) == PARQUET_MAGIC
-    except OSError:
-        return wants_parquet(path)
-
-
-def wants_parquet(path: str | os.PathLike[str]) -> bool:
-    """True if an output named ``path`` gets the parquet form (its name ends in ``.parquet``)."""
-    return str(path).lower().endswith(".parquet")
 
 
 def _schema() -> Any:
@@ -82,7 +65,7 @@ def release_table(release: Release | ReleaseArrays) -> Any:
     """The release as a ``pyarrow.Table`` of the layout above (with its metadata)."""
     import pyarrow as pa
 
-    a = release if isinstance(release, ReleaseArrays) else from_release(release)
+    a = release if isinstance(release, ReleaseArrays) else release.arrays
     n, n_joints = a.n_clusters, len(a.joint_ids)
     chunk_off = np.concatenate([a.chunk_off, a.chunk_off[-1] + a.shared_chunk_off[1:]])
     sub_off = np.concatenate([a.sub_off, a.sub_off[-1] + a.shared_sub_off[1:]])
@@ -125,9 +108,6 @@ def write_parquet_and_secret(release: Release, path: str | os.PathLike[str], tru
 
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from anonymizer.io.json_writer import release_digest
-    from anonymizer.io.truth_parquet import truth_table
 
     def encode(thing: Any, parquet: bool, to_table: Any) -> bytes:
         if not parquet:
@@ -230,30 +210,7 @@ def arrays_from_table(table: Any, source: str) -> ReleaseArrays:
     return validate(arrays, source)
 
 
-def open_bounded(path: str | os.PathLike[str]) -> Any:
-    """``pyarrow.parquet.ParquetFile`` of ``path`` once its size on disk, its row count and its
-    uncompressed column bytes are checked against the bounds (no data is decoded yet)."""
-    import pyarrow.parquet as pq
-
-    source = str(path)
-    try:
-        disk = os.path.getsize(path)
-    except OSError as exc:
-        raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
-    if disk > MAX_JSON_BYTES:
-        raise InputError(f"{source}: {disk} bytes, larger than {MAX_JSON_BYTES} bytes; refusing to read it")
-    handle = pq.ParquetFile(source)
-    meta = handle.metadata
-    if meta.num_rows > MAX_ROWS:
-        raise InputError(f"{source}: {meta.num_rows} rows, more than {MAX_ROWS}")
-    unpacked = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
-    if unpacked > MAX_JSON_BYTES:
-        raise InputError(f"{source}: {unpacked} bytes of column data once uncompressed, more than "
-                         f"{MAX_JSON_BYTES}; refusing to read it")
-    return handle
-
-
-def read_release_parquet(path: str | os.PathLike[str]) -> ArrayRelease:
+def read_release_parquet(path: str | os.PathLike[str]) -> Release:
     """Read and validate a parquet release (bounds in the module docstring); the clusters are built lazily."""
     import pyarrow as pa
 
@@ -269,6 +226,6 @@ def read_release_parquet(path: str | os.PathLike[str]) -> ArrayRelease:
     except (pa.ArrowException, OSError, ValueError, TypeError) as exc:
         raise InputError(f"{source}: not a readable parquet release ({str(exc).splitlines()[0][:120]})") from None
     try:
-        return ArrayRelease(arrays_from_table(table, source))
+        return Release.from_arrays(arrays_from_table(table, source), source)
     except UnicodeDecodeError:
         raise InputError(f"{source}: a string of the release is not valid UTF-8") from None

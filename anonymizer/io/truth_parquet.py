@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from anonymizer.io.parquet import open_bounded
-from anonymizer.model.release import TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth, check_digest
+from anonymizer.io.bounded import open_bounded
+from anonymizer.model.truth import TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth, check_digest
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_open, parse_json
 from corpora.common.gcpause import no_gc

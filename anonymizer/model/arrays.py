@@ -23,24 +23,26 @@ distinct and defined before their parent; params as :meth:`Release.from_dict` wa
 arrays read from a file (:mod:`anonymizer.io.parquet`, :mod:`anonymizer.io.json_fast`)
 are as trustworthy as a :class:`Release` parsed by :meth:`Release.from_dict`.
 
-:class:`ArrayRelease` is a :class:`Release` backed by such arrays: ``params``, ``k``, ``m``,
-``n_records`` and ``terms()`` come from the arrays, and ``clusters`` / ``joint_clusters`` are built
-on first use (:meth:`ReleaseArrays.to_release`). :func:`arrays_of` gives the arrays of a release
-that still has them (the hot paths, e.g. :func:`attacks.cover.problem.flatten`, read them directly).
+:class:`anonymizer.model.release.Release` holds such arrays as one of its two faces: a release read
+from a file starts from them (:meth:`Release.from_arrays`, which runs :func:`validate` unless the
+reader already did) and builds its cluster objects on first use (:meth:`ReleaseArrays.to_objects`);
+a release the engine built starts from its objects and makes its arrays on first use
+(:func:`from_objects`). The hot paths (e.g. :func:`attacks.cover.problem.flatten`) read the arrays.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from anonymizer.model.release import MAX_RECORDS, Cluster, JointCluster, Release, _parse_params
+from anonymizer.model.clusters import MAX_RECORDS, Cluster, JointCluster, parse_params, published_terms
 from corpora.common.errors import InputError
 from corpora.common.gcpause import no_gc
 
-__all__ = ["ReleaseArrays", "ArrayRelease", "validate", "arrays_of", "from_release"]
+__all__ = ["ReleaseArrays", "validate", "from_objects"]
 
 _INT = np.int64
 _TERM = np.int32
@@ -67,6 +69,8 @@ class ReleaseArrays:
     shared_sub_off: np.ndarray
     shared_term_off: np.ndarray
     shared_terms: np.ndarray
+    checked: bool = field(default=False, compare=False, repr=False)
+    """True once :func:`validate` accepted these arrays."""
 
     @property
     def n_clusters(self) -> int:
@@ -90,12 +94,12 @@ class ReleaseArrays:
             return list(self.terms)
         return [self.terms[i] for i in np.flatnonzero(used).tolist()]
 
-    def to_release(self) -> Release:
-        """The same release as :class:`Release` objects (tuples of the vocabulary's own strings)."""
+    def to_objects(self) -> tuple[list[Cluster], list[JointCluster]]:
+        """The same clusters and joint clusters as objects (tuples of the vocabulary's own strings)."""
         with no_gc():
             return self._objects()
 
-    def _objects(self) -> Release:
+    def _objects(self) -> tuple[list[Cluster], list[JointCluster]]:
         clusters = [Cluster(cid, size, chunks, terms) for cid, size, chunks, terms in zip(
             self.cluster_ids, self.cluster_size.tolist(),
             _nested(self.terms, self.chunk_off, self.sub_off, self.term_off, self.sub_terms),
@@ -105,7 +109,7 @@ class ReleaseArrays:
             self.joint_ids, _split(self.children.tolist(), self.child_off),
             _nested(self.terms, self.shared_chunk_off, self.shared_sub_off, self.shared_term_off, self.shared_terms),
             strict=True)]
-        return Release(dict(self.params), clusters, joints)
+        return clusters, joints
 
 
 def _words(terms: list[str], ids: np.ndarray) -> list[str]:
@@ -173,9 +177,10 @@ def _check_chunks(chunk_off: np.ndarray, sub_off: np.ndarray, term_off: np.ndarr
 def validate(a: ReleaseArrays, source: str = "release") -> ReleaseArrays:
     """Check every bound of ``a`` (module docstring); raise one :class:`InputError` line naming what is wrong.
 
-    Returns ``a`` with ``params`` as :meth:`Release.from_dict` keeps them (a seed in them is refused).
+    Returns ``a`` with ``params`` as :meth:`Release.from_dict` keeps them (a seed in them is refused),
+    marked ``checked``.
     """
-    a.params = _parse_params(a.params, source)
+    a.params = parse_params(a.params, source)
     for name in ("cluster_size", "chunk_off", "sub_off", "term_off", "term_chunk_off", "child_off", "children",
                  "shared_chunk_off", "shared_sub_off", "shared_term_off"):
         value = getattr(a, name)
@@ -236,14 +241,15 @@ def validate(a: ReleaseArrays, source: str = "release") -> ReleaseArrays:
         raise _fail(source, f"joint_clusters[{j}]: 'children' must list distinct ids of clusters defined before it")
     _check_chunks(a.shared_chunk_off, a.shared_sub_off, a.shared_term_off, a.shared_terms, n_joints, n_terms,
                   "shared", source)
+    a.checked = True
     return a
 
 
-def from_release(release: Release) -> ReleaseArrays:
-    """The arrays of a :class:`Release` (terms of each sub-record sorted and distinct, as loading makes them)."""
-    if isinstance(release, ArrayRelease) and release._objects is None:
-        return release.arrays
-    vocab = release.terms()
+def from_objects(params: dict[str, Any], clusters: Sequence[Cluster],
+                 joint_clusters: Sequence[JointCluster]) -> ReleaseArrays:
+    """The arrays of a release given as objects (terms of each sub-record sorted and distinct, as loading
+    makes them); :meth:`anonymizer.model.release.Release.arrays` calls it once per release."""
+    vocab = published_terms(clusters, joint_clusters)
     tid = {t: i for i, t in enumerate(vocab)}
 
     def chunks(nodes: list[list[list[tuple[str, ...]]]]) -> tuple[np.ndarray, ...]:
@@ -254,21 +260,21 @@ def from_release(release: Release) -> ReleaseArrays:
         lengths = [len(set(sub)) for sub in subs]
         return (_offsets(per_node), _offsets(per_chunk), _offsets(lengths), np.asarray(ids, dtype=_TERM))
 
-    chunk_off, sub_off, term_off, sub_terms = chunks([c.record_chunks for c in release.clusters])
-    s_chunk_off, s_sub_off, s_term_off, s_terms = chunks([j.shared_chunks for j in release.joint_clusters])
-    number = {c.id: i for i, c in enumerate(release.clusters)}
-    number.update({j.id: len(release.clusters) + i for i, j in enumerate(release.joint_clusters)})
+    chunk_off, sub_off, term_off, sub_terms = chunks([c.record_chunks for c in clusters])
+    s_chunk_off, s_sub_off, s_term_off, s_terms = chunks([j.shared_chunks for j in joint_clusters])
+    number = {c.id: i for i, c in enumerate(clusters)}
+    number.update({j.id: len(clusters) + i for i, j in enumerate(joint_clusters)})
     return ReleaseArrays(
-        params=dict(release.params),
+        params=dict(params),
         terms=vocab,
-        cluster_ids=[c.id for c in release.clusters],
-        cluster_size=np.asarray([c.size for c in release.clusters], dtype=_INT),
+        cluster_ids=[c.id for c in clusters],
+        cluster_size=np.asarray([c.size for c in clusters], dtype=_INT),
         chunk_off=chunk_off, sub_off=sub_off, term_off=term_off, sub_terms=sub_terms,
-        term_chunk_off=_offsets([len(c.term_chunk) for c in release.clusters]),
-        term_chunk_terms=np.asarray([tid[t] for c in release.clusters for t in c.term_chunk], dtype=_TERM),
-        joint_ids=[j.id for j in release.joint_clusters],
-        child_off=_offsets([len(j.children) for j in release.joint_clusters]),
-        children=np.asarray([number[ch] for j in release.joint_clusters for ch in j.children], dtype=_INT),
+        term_chunk_off=_offsets([len(c.term_chunk) for c in clusters]),
+        term_chunk_terms=np.asarray([tid[t] for c in clusters for t in c.term_chunk], dtype=_TERM),
+        joint_ids=[j.id for j in joint_clusters],
+        child_off=_offsets([len(j.children) for j in joint_clusters]),
+        children=np.asarray([number[ch] for j in joint_clusters for ch in j.children], dtype=_INT),
         shared_chunk_off=s_chunk_off, shared_sub_off=s_sub_off, shared_term_off=s_term_off, shared_terms=s_terms,
     )
 
@@ -278,77 +284,3 @@ def _offsets(lengths: list[int] | np.ndarray) -> np.ndarray:
     if len(lengths):
         np.cumsum(np.asarray(lengths, dtype=_INT), out=out[1:])
     return out
-
-
-class ArrayRelease(Release):
-    """A :class:`Release` read into :class:`ReleaseArrays`; its cluster objects are built on first use.
-
-    Reading ``clusters`` or ``joint_clusters`` (or assigning them) builds the objects once; from
-    then on they are the release (they may be changed like any release's), and :func:`arrays_of`
-    returns None so no one reads arrays that might be stale.
-    """
-
-    def __init__(self, arrays: ReleaseArrays) -> None:  # not the dataclass __init__: no cluster objects yet
-        self.arrays = arrays
-        self.params = arrays.params
-        self._objects: Release | None = None
-        self.cache: dict[str, Any] = {}
-        """Derived structures of the arrays (e.g. the cover detector's index), dropped with the arrays."""
-
-    def _materialize(self) -> Release:
-        if self._objects is None:
-            self._objects = self.arrays.to_release()
-            self._objects.params = self.params
-            self.cache.clear()
-        return self._objects
-
-    @property  # type: ignore[override]
-    def clusters(self) -> list[Cluster]:
-        return self._materialize().clusters
-
-    @clusters.setter
-    def clusters(self, value: list[Cluster]) -> None:
-        self._materialize().clusters = value
-
-    @property  # type: ignore[override]
-    def joint_clusters(self) -> list[JointCluster]:
-        return self._materialize().joint_clusters
-
-    @joint_clusters.setter
-    def joint_clusters(self, value: list[JointCluster]) -> None:
-        self._materialize().joint_clusters = value
-
-    @property
-    def n_records(self) -> int:
-        if self._objects is None:
-            return self.arrays.n_records
-        return self._objects.n_records
-
-    def terms(self) -> list[str]:
-        if self._objects is None:
-            return self.arrays.used_terms()
-        return self._objects.terms()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Release):
-            return NotImplemented
-        return (self.params, self.clusters, self.joint_clusters) == (other.params, other.clusters,
-                                                                      other.joint_clusters)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        if self._objects is not None:
-            return super().__repr__()
-        p, a = self.params, self.arrays
-        extra = "".join(f", {key}={p[key]!r}" for key in ("max_cluster_size", "safe") if key in p)
-        return (f"Release(k={p.get('k')}, m={p.get('m')}{extra}, records={a.n_records}, "
-                f"clusters={a.n_clusters}, joint_clusters={len(a.joint_ids)}, "
-                f"record_chunks={int(a.chunk_off[-1])})")
-
-
-def arrays_of(release: Release) -> ReleaseArrays | None:
-    """The arrays of ``release`` if it was read into arrays and its objects were never built, else None."""
-    if isinstance(release, ArrayRelease) and release._objects is None:
-        return release.arrays
-    return None

@@ -6,9 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from anonymizer.model.release import load_release, load_truth
+from anonymizer.io.release_files import load_release, load_truth
 from attacks.cover.detector import CoverReport, run_cover_attack
 from attacks.cover.knowledge import ATTACKERS, load_knowledge, make_knowledge, save_knowledge
+from attacks.cover.problem import flatten
 from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.bounds import int_option
 from corpora.common.errors import ArgumentParser, InputError
@@ -82,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
                        {"release": args.release, "--knowledge": args.knowledge, "--truth": args.truth,
                         "--original": args.original})
     release = load_release(args.release)
+    flat = flatten(release)  # one index for the attacker's knowledge and the detector
     if args.knowledge:
         if args.truth or args.original:
             raise InputError("--knowledge replaces the simulated attacker: drop --truth/--original")
@@ -95,14 +97,14 @@ def run(args: argparse.Namespace) -> int:
 
             original = load_dataset(args.original, format=args.format, **reading_options(args))
         knowledge = make_knowledge(release, args.attacker, args.seed, truth=truth, original=original,
-                                   moderate_share=args.moderate_share)
+                                   moderate_share=args.moderate_share, flat=flat)
     vocabulary = str(knowledge.details.get("vocabulary", "")) if knowledge.attacker == "weak" else ""
     if vocabulary and not vocabulary.startswith("wordnet:"):
         print(f"note: WordNet not found (install Debian's wordnet-base); the weak attacker's external words "
               f"come from {vocabulary}", file=sys.stderr)
     if args.save_knowledge:
         save_knowledge(knowledge, args.save_knowledge)
-    report = run_cover_attack(release, args.attacker, args.seed, args.moderate_share, knowledge)
+    report = run_cover_attack(release, args.attacker, args.seed, args.moderate_share, knowledge, flat=flat)
     if args.json:
         print(report.to_json())
     else:

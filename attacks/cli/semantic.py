@@ -16,7 +16,8 @@ import csv
 import json
 import sys
 
-from anonymizer.model.release import Release, Truth, load_release, load_truth
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.release import Release, Truth
 from attacks.semantic.attack import CHUNK_PARTS, DEFAULT_VPA_LIMIT, SCORING, run_semantic_attack
 from attacks.semantic.metrics import evaluate_semantic
 from attacks.semantic.reference import NGD_SETTINGS

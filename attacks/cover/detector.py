@@ -283,8 +283,10 @@ def run_cover_attack(
     knowledge: Knowledge | Iterable[Sequence[str]] | None = None,
     *,
     list_problems: bool = True,
+    flat: FlatRelease | None = None,
 ) -> CoverReport:
-    """Simulate ``attacker`` (unless ``knowledge`` is given) and run the detector on ``release``.
+    """Simulate ``attacker`` (unless ``knowledge`` is given) and run the detector on ``release``
+    (``flat``: its :func:`~attacks.cover.problem.flatten` index, if the caller made it already).
 
     Knowledge made here reads the release only; pass ``knowledge=make_knowledge(..., truth=...)``
     to give the attacker the real records. ``seconds`` times the detector alone,
@@ -292,11 +294,13 @@ def run_cover_attack(
     """
     t0 = time.perf_counter()
     if knowledge is None:
-        knowledge = make_knowledge(release, attacker, seed, moderate_share=moderate_share)
+        if flat is None and attacker == "strong":
+            flat = flatten(release)  # the strong attacker's knowledge and the detector read the same index
+        knowledge = make_knowledge(release, attacker, seed, moderate_share=moderate_share, flat=flat)
     elif not isinstance(knowledge, Knowledge):
         knowledge = Knowledge([tuple(s) for s in knowledge], attacker, "given")
     t1 = time.perf_counter()
-    found = detect(release, knowledge.itemsets, list_problems=list_problems)
+    found = detect(release, knowledge.itemsets, flat=flat, list_problems=list_problems)
     t2 = time.perf_counter()
     return CoverReport(
         attacker=knowledge.attacker if knowledge.attacker != "custom" else attacker,

@@ -39,15 +39,18 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonymizer.evaluation.consistency import check_original, check_truth, records_from_truth
-from anonymizer.model.arrays import arrays_of
 from anonymizer.model.release import Release, Truth
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_open, parse_json, read_text_bounded
 from corpora.dataset import TransactionDataset
+
+if TYPE_CHECKING:
+    from attacks.cover.problem import FlatRelease
 
 __all__ = [
     "ATTACKERS",
@@ -171,11 +174,13 @@ def _m_subsets(record: Sequence[str], m: int, rng: np.random.Generator) -> Items
 CoverDetail = dict[str, list[tuple[str, str, list[str]]]]
 
 
-def _cover_pairs(release: Release) -> tuple[dict[str, dict[str, set[str]]], CoverDetail]:
-    """Per cluster: x -> covered items y (Barakat2016 Definition 3), and the relations with covering items."""
+def _cover_pairs(release: Release, flat: FlatRelease | None = None
+                 ) -> tuple[dict[str, dict[str, set[str]]], CoverDetail]:
+    """Per cluster: x -> covered items y (Barakat2016 Definition 3), and the relations with covering items
+    (``flat``: the release's index if the caller has it, :func:`attacks.cover.problem.flatten`)."""
     from attacks.cover.problem import barakat_relations, flatten
 
-    flat = flatten(release)
+    flat = flatten(release) if flat is None else flat
     rels = barakat_relations(flat)
     terms = flat.terms
     rel_idx, ys = rels.covered_pairs(flat)
@@ -224,9 +229,7 @@ def _strong_from_records(records: dict[str, list[set[str]]], pairs: dict[str, di
 
 def _strong_from_release(release: Release, detail: dict[str, list[tuple[str, str, list[str]]]], m: int,
                          rng: np.random.Generator) -> list[Itemset]:
-    arrays = arrays_of(release)
-    size = (dict(zip(arrays.cluster_ids, arrays.cluster_size.tolist(), strict=True)) if arrays is not None
-            else {c.id: c.size for c in release.clusters})
+    size = release.cluster_sizes()
     out: list[Itemset] = []
     for cid, rels in detail.items():
         chosen: list[Itemset] = []
@@ -257,11 +260,14 @@ def make_knowledge(
     weak_items: int = 10,
     external_items: int = 10,
     vocabulary: Sequence[str] | None = None,
+    flat: FlatRelease | None = None,
 ) -> Knowledge:
     """Simulate the background knowledge of a Barakat2016 attacker (section 4 and 6), seeded.
 
     ``m`` defaults to the release's m. ``truth`` or ``original`` give the attacker the real records
     (see the module docstring); ``vocabulary`` replaces the external word list of the weak attacker.
+    ``flat`` is the release's :func:`~attacks.cover.problem.flatten` index when the caller has it (the
+    strong attacker reads it; pass the same one to the detector).
     """
     if attacker not in ATTACKERS:
         raise InputError(f"attacker must be one of {', '.join(ATTACKERS)}, got {attacker!r}")
@@ -303,7 +309,7 @@ def make_knowledge(
     else:
         records, source = None, "release"
     if attacker == "strong":
-        pairs, detail = _cover_pairs(release)
+        pairs, detail = _cover_pairs(release, flat)
         if records is None:
             itemsets = _strong_from_release(release, detail, m, rng)
             return Knowledge(itemsets, "strong", "release", {"well_picked": len(itemsets)})

@@ -84,15 +84,11 @@ class FlatRelease:
 
 
 def flatten(release: Release) -> FlatRelease:
-    """Index the record chunks of ``release``: straight from its arrays when it was read into arrays
-    (:func:`anonymizer.model.arrays.arrays_of`; cached on the release), else one pass over its objects."""
-    from anonymizer.model.arrays import ArrayRelease, arrays_of
-
-    arrays = arrays_of(release)
-    if arrays is not None and isinstance(release, ArrayRelease):
-        if "flat" not in release.cache:
-            release.cache["flat"] = flatten_arrays(arrays)
-        return release.cache["flat"]
+    """Index the record chunks of ``release``: straight from its arrays when it holds them already
+    (:attr:`~anonymizer.model.release.Release.has_arrays`, e.g. read from a file), else one pass over its
+    objects. The index is returned, never kept: a caller that needs it twice passes it on."""
+    if release.has_arrays:
+        return flatten_arrays(release.arrays)
     per_cluster = [len(c.record_chunks) for c in release.clusters]
     all_chunks = [chunk for c in release.clusters for chunk in c.record_chunks]
     chunk_nsub = list(map(len, all_chunks))
