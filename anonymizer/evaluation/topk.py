@@ -239,7 +239,10 @@ def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
             continue
         for j, c in children:
             heapq.heappush(heap, (-c, size + 1, items + (j,)))
-            _keep_largest(best, c, top_k)
+            if len(best) < top_k:
+                heapq.heappush(best, c)
+            elif c > best[0]:
+                heapq.heapreplace(best, c)
         if len(best) >= top_k:
             bound = max(bound, best[0])
         # Entries beyond the best ``max_itemsets - len(out)`` can never be popped: drop them.
@@ -248,14 +251,6 @@ def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
             heap = heapq.nsmallest(room, heap)
             heapq.heapify(heap)
     return out, (1 if len(out) < top_k else kth), truncated
-
-
-def _keep_largest(best: list[int], c: int, top_k: int) -> None:
-    """Keep the min-heap ``best`` holding the ``top_k`` largest supports seen."""
-    if len(best) < top_k:
-        heapq.heappush(best, c)
-    elif c > best[0]:
-        heapq.heapreplace(best, c)
 
 
 def _top_k_csr(indptr: np.ndarray, indices: np.ndarray, n_items: int, top_k: int, max_size: int | None,
