@@ -221,7 +221,7 @@ def test_utility_report_rejects_mismatched_inputs():
 @given(tracts=st.lists(st.frozensets(st.sampled_from("abcdefgh"), max_size=6), min_size=1, max_size=12),
        top=st.integers(1, 20))
 def test_pair_product_and_per_itemset_counting_agree(tracts, top):
-    import anonymizer.evaluation.utility as utility
+    import anonymizer.evaluation.topk as utility
 
     ds = TransactionDataset.from_records(tracts)
     with_product = top_k_search(ds, top, max_itemsets=10_000)

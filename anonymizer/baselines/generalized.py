@@ -95,84 +95,106 @@ class GeneralizedRelease:
     @classmethod
     def from_json(cls, obj: Any, source: str = "release") -> GeneralizedRelease:
         """Parse and validate (see the module docstring); raises :class:`InputError` naming the problem."""
-        if not isinstance(obj, Mapping):
-            raise InputError(f"{source}: expected a JSON object")
-        if obj.get("format") != GENERALIZED_FORMAT:
-            raise InputError(f"{source}: 'format' must be {GENERALIZED_FORMAT!r}")
-        method = obj.get("method")
-        if method not in METHODS:
-            raise InputError(f"{source}: 'method' must be one of {', '.join(METHODS)}, got {_short(method)}")
-        params = obj.get("params")
-        if not isinstance(params, Mapping):
-            raise InputError(f"{source}: 'params' must be an object")
-        params = dict(params)
-        if "seed" in params:
-            raise InputError(f"{source}: params.seed: a release must not carry its seed (keep it in the owner file)")
-        for key, value in params.items():
-            if not isinstance(value, (str, int, float, bool)) or value is None:
-                raise InputError(f"{source}: params.{key} must be a number, string or boolean")
-        if method == "apriori":
-            for key, low in (("k", 2), ("m", 1)):
-                v = params.get(key)
-                if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                    raise InputError(f"{source}: params.{key} must be an integer >= {low}, got {_short(v)}")
-        else:
-            eps = params.get("epsilon")
-            if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < float("inf"):
-                raise InputError(f"{source}: params.epsilon must be a positive number, got {_short(eps)}")
+        method, params = _parse_header(obj, source)
         hierarchy = Hierarchy.from_json(obj.get("hierarchy"), source=source)
-        index = hierarchy.index
-        raw_gen = obj.get("generalized", [])
-        if not isinstance(raw_gen, list) or not all(isinstance(g, str) for g in raw_gen):
-            raise InputError(f"{source}: 'generalized' must be a list of node labels")
-        if method == "diffpart" and raw_gen:
-            raise InputError(f"{source}: 'generalized' must be empty for a diffpart release")
-        gen_nodes = []
-        for g in raw_gen:
-            n = index.get(g)
-            if n is None:
-                raise InputError(f"{source}: generalized node {_short(g)} is not in the hierarchy")
-            if hierarchy.is_leaf[n]:
-                raise InputError(f"{source}: generalized node {_short(g)} is a leaf, not an internal node")
-            gen_nodes.append(n)
-        gen_nodes.sort()
-        if len(set(gen_nodes)) != len(gen_nodes):
-            raise InputError(f"{source}: 'generalized' lists a node twice")
-        for a, b in zip(gen_nodes, gen_nodes[1:], strict=False):
-            if hierarchy.is_ancestor(a, b):
-                raise InputError(f"{source}: generalized nodes {hierarchy.labels[a]!r} and {hierarchy.labels[b]!r} "
-                                 "overlap (one lies under the other)")
-        allowed = np.zeros(len(hierarchy), dtype=bool)
-        if method == "apriori":
-            mapped = np.zeros(len(hierarchy), dtype=bool)
-            for n in gen_nodes:
-                mapped[n:hierarchy.end[n]] = True
-                allowed[n] = True
-            allowed |= hierarchy.is_leaf & ~mapped
-        else:
-            allowed = hierarchy.is_leaf.copy()
-        raw = obj.get("records")
-        if not isinstance(raw, list):
-            raise InputError(f"{source}: 'records' must be a list of records")
-        if len(raw) > MAX_RECORDS:
-            raise InputError(f"{source}: more than {MAX_RECORDS} records")
-        records: list[tuple[str, ...]] = []
-        for i, rec in enumerate(raw):
-            if not isinstance(rec, list) or not all(isinstance(t, str) for t in rec):
-                raise InputError(f"{source}: records[{i}] must be a list of node labels")
-            nodes = [index.get(t, -1) for t in rec]
-            if min(nodes, default=0) < 0:
-                bad = rec[nodes.index(-1)]
-                raise InputError(f"{source}: records[{i}]: item {_short(bad)} is not in the hierarchy")
-            if len(set(rec)) != len(rec):
-                raise InputError(f"{source}: records[{i}] repeats an item")
-            if not all(allowed[n] for n in nodes):
-                bad = rec[next(j for j, n in enumerate(nodes) if not allowed[n])]
-                what = ("neither a generalized node nor a leaf outside them" if method == "apriori"
-                        else "not a leaf of the hierarchy")
-                raise InputError(f"{source}: records[{i}]: item {_short(bad)} is {what}")
-            records.append(tuple(sorted(rec)))
+        gen_nodes = _parse_cut(obj.get("generalized", []), hierarchy, method, source)
+        allowed = _allowed_nodes(hierarchy, gen_nodes, method)
+        records = _parse_records(obj.get("records"), hierarchy.index, allowed, method, source)
         return cls(method, params, hierarchy, records, [hierarchy.labels[n] for n in gen_nodes])
+
+
+def _parse_header(obj: Any, source: str) -> tuple[str, dict[str, Any]]:
+    """The format, the method and its public parameters (scalars; no seed; Apriori's k, m or DiffPart's epsilon)."""
+    if not isinstance(obj, Mapping):
+        raise InputError(f"{source}: expected a JSON object")
+    if obj.get("format") != GENERALIZED_FORMAT:
+        raise InputError(f"{source}: 'format' must be {GENERALIZED_FORMAT!r}")
+    method = obj.get("method")
+    if method not in METHODS:
+        raise InputError(f"{source}: 'method' must be one of {', '.join(METHODS)}, got {_short(method)}")
+    params = obj.get("params")
+    if not isinstance(params, Mapping):
+        raise InputError(f"{source}: 'params' must be an object")
+    params = dict(params)
+    if "seed" in params:
+        raise InputError(f"{source}: params.seed: a release must not carry its seed (keep it in the owner file)")
+    for key, value in params.items():
+        if not isinstance(value, (str, int, float, bool)) or value is None:
+            raise InputError(f"{source}: params.{key} must be a number, string or boolean")
+    if method == "apriori":
+        for key, low in (("k", 2), ("m", 1)):
+            v = params.get(key)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise InputError(f"{source}: params.{key} must be an integer >= {low}, got {_short(v)}")
+    else:
+        eps = params.get("epsilon")
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < float("inf"):
+            raise InputError(f"{source}: params.epsilon must be a positive number, got {_short(eps)}")
+    return method, params
+
+
+def _parse_cut(raw_gen: Any, hierarchy: Hierarchy, method: str, source: str) -> list[int]:
+    """The generalized nodes, sorted: known internal nodes, each once, none under another; none for DiffPart."""
+    if not isinstance(raw_gen, list) or not all(isinstance(g, str) for g in raw_gen):
+        raise InputError(f"{source}: 'generalized' must be a list of node labels")
+    if method == "diffpart" and raw_gen:
+        raise InputError(f"{source}: 'generalized' must be empty for a diffpart release")
+    index = hierarchy.index
+    gen_nodes = []
+    for g in raw_gen:
+        n = index.get(g)
+        if n is None:
+            raise InputError(f"{source}: generalized node {_short(g)} is not in the hierarchy")
+        if hierarchy.is_leaf[n]:
+            raise InputError(f"{source}: generalized node {_short(g)} is a leaf, not an internal node")
+        gen_nodes.append(n)
+    gen_nodes.sort()
+    if len(set(gen_nodes)) != len(gen_nodes):
+        raise InputError(f"{source}: 'generalized' lists a node twice")
+    for a, b in zip(gen_nodes, gen_nodes[1:], strict=False):
+        if hierarchy.is_ancestor(a, b):
+            raise InputError(f"{source}: generalized nodes {hierarchy.labels[a]!r} and {hierarchy.labels[b]!r} "
+                             "overlap (one lies under the other)")
+    return gen_nodes
+
+
+def _allowed_nodes(hierarchy: Hierarchy, gen_nodes: list[int], method: str) -> np.ndarray:
+    """Per node, whether a record may hold it: the cut and the leaves under none of it (Apriori), leaves (DiffPart)."""
+    if method != "apriori":
+        return hierarchy.is_leaf.copy()
+    allowed = np.zeros(len(hierarchy), dtype=bool)
+    mapped = np.zeros(len(hierarchy), dtype=bool)
+    for n in gen_nodes:
+        mapped[n:hierarchy.end[n]] = True
+        allowed[n] = True
+    allowed |= hierarchy.is_leaf & ~mapped
+    return allowed
+
+
+def _parse_records(raw: Any, index: Mapping[str, int], allowed: np.ndarray, method: str,
+                   source: str) -> list[tuple[str, ...]]:
+    """The records, each a sorted tuple of distinct allowed node labels."""
+    if not isinstance(raw, list):
+        raise InputError(f"{source}: 'records' must be a list of records")
+    if len(raw) > MAX_RECORDS:
+        raise InputError(f"{source}: more than {MAX_RECORDS} records")
+    records: list[tuple[str, ...]] = []
+    for i, rec in enumerate(raw):
+        if not isinstance(rec, list) or not all(isinstance(t, str) for t in rec):
+            raise InputError(f"{source}: records[{i}] must be a list of node labels")
+        nodes = [index.get(t, -1) for t in rec]
+        if min(nodes, default=0) < 0:
+            bad = rec[nodes.index(-1)]
+            raise InputError(f"{source}: records[{i}]: item {_short(bad)} is not in the hierarchy")
+        if len(set(rec)) != len(rec):
+            raise InputError(f"{source}: records[{i}] repeats an item")
+        if not all(allowed[n] for n in nodes):
+            bad = rec[next(j for j, n in enumerate(nodes) if not allowed[n])]
+            what = ("neither a generalized node nor a leaf outside them" if method == "apriori"
+                    else "not a leaf of the hierarchy")
+            raise InputError(f"{source}: records[{i}]: item {_short(bad)} is {what}")
+        records.append(tuple(sorted(rec)))
+    return records
 
 
 def _short(value: object) -> str:

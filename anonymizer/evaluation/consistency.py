@@ -38,6 +38,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from anonymizer.evaluation.published import published_supports
 from anonymizer.model.release import Release, Truth
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
@@ -154,8 +155,6 @@ def check_before(before: Release, release: Release, *, label: str = "--before") 
         if extra:
             raise InputError(f"{label} does not match the release: cluster {old.id}'s record chunks in the safe "
                              f"release hold {_examples(extra)}, which {label}'s do not")
-    from anonymizer.evaluation.safe_metrics import published_supports
-
     was, now = published_supports(before), published_supports(release)
     grown = sorted(t for t in now if now[t] > was.get(t, 0))
     if grown:

@@ -10,7 +10,7 @@ reading:
   a level-l itemset is a set of nodes of that projection. FI is the top-K over all levels
   together: the itemsets (as node sets; one that occurs at several levels counts once) whose
   support reaches the K-th largest support among them, ties at the cut kept (as for tKd,
-  :mod:`anonymizer.evaluation.utility`). Each level's top K comes from the exact best-first search.
+  :mod:`anonymizer.evaluation.topk`). Each level's top K comes from the exact best-first search.
 * For a dataset of original items (a reconstruction of a disassociated release, DiffPart's
   output), FI' is the same on the published data, and an itemset of FI counts when its published
   support reaches the published K-th support (:func:`tkd_ml2`).
@@ -37,19 +37,12 @@ import warnings
 
 import numpy as np
 
+from anonymizer.baselines.apriori import ncp_of_cut
 from anonymizer.baselines.generalized import GeneralizedRelease
 from anonymizer.baselines.hierarchy import Hierarchy
-from anonymizer.evaluation.utility import (
-    UtilityReport,
-    _pair_supports,
-    _re_from,
-    _tkd_against,
-    itemset_supports,
-    ranked_terms,
-    re,
-    resolve_re_range,
-    top_k_search,
-)
+from anonymizer.evaluation.loss import pair_supports, ranked_terms, re, re_from_supports, resolve_re_range, tkd_against
+from anonymizer.evaluation.report import UtilityReport
+from anonymizer.evaluation.topk import itemset_supports, top_k_search
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
@@ -161,13 +154,13 @@ def re_generalized(original: TransactionDataset, release: GeneralizedRelease,
     nodes = leaf_map[pos]
     labels = [h.labels[n] for n in nodes.tolist()]
     distinct = sorted(set(labels))
-    g = _pair_supports(release.dataset(), distinct)
+    g = pair_supports(release.dataset(), distinct)
     at = {lab: i for i, lab in enumerate(distinct)}
     idx = np.asarray([at[lab] for lab in labels])
     size = h.leaf_count[nodes].astype(np.float64)
     s_p = g[np.ix_(idx, idx)] / np.outer(size, size)
     s_p[nodes[:, None] == nodes[None, :]] = 0.0
-    return _re_from(_pair_supports(original, terms), s_p)
+    return re_from_supports(pair_supports(original, terms), s_p)
 
 
 def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, top_k: int = 1000,
@@ -176,11 +169,9 @@ def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, 
     """tKd, re, tKd-ML^2 and NCP of an Apriori or DiffPart release (tKd-a, re-a, tlost, RLM, RAE: None).
 
     ``hierarchy`` (default: the release's own) is the one tKd-ML^2 mines with. ``re_range=None``
-    is the default ranks 200-220, adapted to small vocabularies (:func:`anonymizer.evaluation.utility.resolve_re_range`).
+    is the default ranks 200-220, adapted to small vocabularies (:func:`anonymizer.evaluation.loss.resolve_re_range`).
     """
     re_range, adapted = resolve_re_range(original, re_range)
-    from anonymizer.baselines.apriori import ncp_of_cut
-
     h = hierarchy or release.hierarchy
     published = release.dataset()
     fi_plain = top_k_search(original, top_k)
@@ -188,7 +179,7 @@ def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, 
     if fi_plain.truncated:
         notes.append(f"tKd: more than {len(fi_plain.itemsets)} itemsets tie at the top-{top_k} cut")
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=2)
-    tkd_value = _tkd_against(fi_plain, published, top_k)
+    tkd_value = tkd_against(fi_plain, published, top_k)
     fi = multilevel_top_k(original, h, top_k)
     if release.method == "apriori":
         if h is not release.hierarchy:

@@ -18,28 +18,16 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
+from anonymizer.evaluation.loss import re
+from anonymizer.evaluation.published import published_supports
+from anonymizer.evaluation.reconstruct import reconstruct
 from anonymizer.model.release import Release
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
 __all__ = ["published_supports", "rlm", "rae"]
-
-
-def published_supports(release: Release) -> Counter[str]:
-    """s(x) as a release publishes it: occurrences in record chunks and shared chunks."""
-    counts: Counter[str] = Counter()
-    for cluster in release.clusters:
-        for chunk in cluster.record_chunks:
-            for sub in chunk:
-                counts.update(sub)
-    for joint in release.joint_clusters:
-        for chunk in joint.shared_chunks:
-            for sub in chunk:
-                counts.update(sub)
-    return counts
 
 
 def rlm(original_release: Release, safe_release: Release) -> float:
@@ -65,9 +53,6 @@ def rae(original: TransactionDataset, anonymized: Release | TransactionDataset |
     (read once, one at a time: :func:`anonymizer.evaluation.utility.utility_report` passes its reconstructions
     as it draws them).
     """
-    from anonymizer.evaluation.reconstruct import reconstruct
-    from anonymizer.evaluation.utility import re
-
     if isinstance(anonymized, Release):
         if reconstructions < 1:
             raise InputError(f"rae: reconstructions must be at least 1, got {reconstructions}")

@@ -65,7 +65,7 @@ def _int(value: Any) -> bool:
 
 
 def _header(obj: Any, source: str, out: list[str]) -> tuple[str, Any, Any]:
-    """The method, k and m of a ``generalized/1`` object (a published seed is a violation)."""
+    """The method and the parameters k, m (Apriori's must be valid; a published seed is a violation)."""
     if not isinstance(obj, Mapping) or obj.get("format") != "generalized/1":
         raise InputError(f"{source}: not a generalized/1 release")
     method = obj.get("method")
@@ -83,8 +83,8 @@ def _header(obj: Any, source: str, out: list[str]) -> tuple[str, Any, Any]:
     return method, k, m
 
 
-def _hierarchy(obj: Mapping[str, Any], source: str) -> dict[str, str | None]:
-    """label -> parent label (None for the root) of the hierarchy's nodes, each parent an earlier node."""
+def _parents(obj: Mapping, source: str) -> dict[str, str | None]:
+    """label -> parent label (None for the root) of the inline hierarchy, checked node by node."""
     hier = obj.get("hierarchy")
     nodes = hier.get("nodes") if isinstance(hier, Mapping) else None
     if not isinstance(nodes, list) or not nodes:
@@ -107,24 +107,43 @@ def _hierarchy(obj: Mapping[str, Any], source: str) -> dict[str, str | None]:
     return parent
 
 
-def _covering(parent: Mapping[str, str | None], gen_set: set[str], label: str) -> list[str]:
-    """The generalized nodes among the strict ancestors of ``label``."""
-    found = []
-    node = parent.get(label)
-    while node is not None:
-        if node in gen_set:
-            found.append(node)
-        node = parent[node]
-    return found
+@dataclass
+class _Cut:
+    """The hierarchy (parent pointers) and the generalized nodes of the global cut."""
+
+    parent: dict[str, str | None]
+    has_child: set[str]
+    gen_set: set[str]
+
+    def covering(self, label: str) -> list[str]:
+        """The generalized nodes among the strict ancestors of ``label``."""
+        found = []
+        node = self.parent.get(label)
+        while node is not None:
+            if node in self.gen_set:
+                found.append(node)
+            node = self.parent[node]
+        return found
+
+    def judge(self, t: str, method: str) -> str | None:
+        """Why item ``t`` breaks the global full-subtree recoding, or None when it does not."""
+        if t not in self.parent:
+            return "is not in the hierarchy"
+        if method == "diffpart":
+            return None if t not in self.has_child else "is not a leaf"
+        if t in self.gen_set:
+            return None
+        if t in self.has_child:
+            return "is an internal node that is not in 'generalized'"
+        return None if not self.covering(t) else f"is a leaf under generalized node {self.covering(t)[0]!r}"
 
 
-def _generalized(obj: Mapping[str, Any], source: str, method: str, parent: Mapping[str, str | None],
-                 has_child: set[str], out: list[str]) -> set[str]:
-    """The ``generalized`` nodes: known, internal, none under another (violations into ``out``)."""
+def _cut(obj: Mapping, parent: dict[str, str | None], method: str, source: str, out: list[str]) -> _Cut:
+    """Check the ``generalized`` nodes: known, internal, none under another; none for DiffPart."""
+    has_child = {p for p in parent.values() if p is not None}
     gen = obj.get("generalized", [])
     if not isinstance(gen, list) or not all(isinstance(g, str) for g in gen):
         raise InputError(f"{source}: 'generalized' must be a list of labels")
-    gen_set = set(gen)
     for g in gen:
         if g not in parent:
             out.append(f"generalized node {g!r} is not in the hierarchy")
@@ -132,30 +151,16 @@ def _generalized(obj: Mapping[str, Any], source: str, method: str, parent: Mappi
             out.append(f"generalized node {g!r} is a leaf")
     if method == "diffpart" and gen:
         out.append("a diffpart release generalizes no node, but 'generalized' is not empty")
-    for g in sorted(gen_set & set(parent)):
-        above = _covering(parent, gen_set, g)
+    cut = _Cut(parent, has_child, set(gen))
+    for g in sorted(cut.gen_set & set(parent)):
+        above = cut.covering(g)
         if above:
             out.append(f"generalized nodes {g!r} and {above[0]!r} overlap (one lies under the other)")
-    return gen_set
+    return cut
 
 
-def _judge(t: str, method: str, parent: Mapping[str, str | None], has_child: set[str], gen_set: set[str]) -> str | None:
-    """Why a published item breaks the global full-subtree recoding, or None."""
-    if t not in parent:
-        return "is not in the hierarchy"
-    if method == "diffpart":
-        return None if t not in has_child else "is not a leaf"
-    if t in gen_set:
-        return None
-    if t in has_child:
-        return "is an internal node that is not in 'generalized'"
-    above = _covering(parent, gen_set, t)
-    return None if not above else f"is a leaf under generalized node {above[0]!r}"
-
-
-def _records(obj: Mapping[str, Any], source: str, method: str, parent: Mapping[str, str | None],
-             has_child: set[str], gen_set: set[str], out: list[str]) -> list[tuple[str, ...]]:
-    """The records, each item judged once (violations into ``out``; at most about 50 are listed)."""
+def _records(obj: Mapping, cut: _Cut, method: str, source: str, out: list[str]) -> list[tuple[str, ...]]:
+    """The records, each item judged once (at most about 50 violations listed)."""
     raw = obj.get("records")
     if not isinstance(raw, list):
         raise InputError(f"{source}: 'records' must be a list")
@@ -168,7 +173,7 @@ def _records(obj: Mapping[str, Any], source: str, method: str, parent: Mapping[s
             out.append(f"records[{i}] repeats an item")
         for t in rec:
             if t not in judged:
-                judged[t] = _judge(t, method, parent, has_child, gen_set)
+                judged[t] = cut.judge(t, method)
             if judged[t]:
                 out.append(f"records[{i}]: item {t!r} {judged[t]} (not a global full-subtree recoding)")
         records.append(tuple(rec))
@@ -178,24 +183,29 @@ def _records(obj: Mapping[str, Any], source: str, method: str, parent: Mapping[s
     return records
 
 
+def _check_km(report: GeneralizedVerifyReport, records: list[tuple[str, ...]], k: int, m: int,
+              out: list[str]) -> None:
+    """k^m-anonymity by brute force (Terrovitis2012 section 2), the first ``MAX_NAMED`` violations named."""
+    bad, n_itemsets = km_violations_brute(records, k, m)
+    report.itemsets_checked = n_itemsets
+    for itemset, n in bad[:MAX_NAMED]:
+        out.append(f"k^m: itemset {{{', '.join(itemset)}}} is held by {n} record(s), fewer than k={k}")
+    if len(bad) > MAX_NAMED:
+        out.append(f"k^m: ... and {len(bad) - MAX_NAMED} more such itemsets")
+
+
 def verify_generalized(obj: Any, source: str = "release") -> GeneralizedVerifyReport:
     """Check a parsed ``generalized/1`` object; :class:`InputError` if it is not one at all."""
     out: list[str] = []
     method, k, m = _header(obj, source, out)
-    parent = _hierarchy(obj, source)
-    has_child = {p for p in parent.values() if p is not None}
-    gen_set = _generalized(obj, source, method, parent, has_child, out)
-    records = _records(obj, source, method, parent, has_child, gen_set, out)
+    parent = _parents(obj, source)
+    cut = _cut(obj, parent, method, source, out)
+    records = _records(obj, cut, method, source, out)
     report = GeneralizedVerifyReport(ok=False, method=str(method), records=len(records),
                                      distinct_records=len(set(records)), k=k if _int(k) else None,
                                      m=m if _int(m) else None)
     if method == "apriori":
-        bad, n_itemsets = km_violations_brute(records, k, m)
-        report.itemsets_checked = n_itemsets
-        for itemset, n in bad[:MAX_NAMED]:
-            out.append(f"k^m: itemset {{{', '.join(itemset)}}} is held by {n} record(s), fewer than k={k}")
-        if len(bad) > MAX_NAMED:
-            out.append(f"k^m: ... and {len(bad) - MAX_NAMED} more such itemsets")
+        _check_km(report, records, k, m, out)
     else:
         report.note = "differential privacy is a property of the noise, not checkable from the output"
     report.violations = out
