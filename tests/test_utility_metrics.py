@@ -6,12 +6,12 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import frequent_itemsets
 from paper_examples import fig2b
 
 from anonymizer.evaluation.reconstruct import reconstruct
 from anonymizer.evaluation.utility import (
     dataset_top_k,
-    frequent_itemsets,
     itemset_supports,
     ranked_terms,
     re,

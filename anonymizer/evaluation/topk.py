@@ -27,37 +27,19 @@ so its search stops at the K-th pop.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import fim
 import numpy as np
 import scipy.sparse as sp
 
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
-__all__ = ["DEFAULT_TIE_FACTOR", "TopK", "frequent_itemsets", "itemset_supports", "top_k_search", "top_k_itemsets",
+__all__ = ["DEFAULT_TIE_FACTOR", "TopK", "itemset_supports", "top_k_search", "top_k_itemsets",
            "dataset_top_k"]
 
-
-
-def frequent_itemsets(transactions: Sequence[Iterable[Hashable]], min_support: int,
-                      max_size: int | None = None) -> dict[frozenset, int]:
-    """All itemsets with absolute support >= ``min_support`` (pyfim FP-growth; unbounded output).
-
-    pyfim silently drops an item present in every transaction (a perfect extension of the empty
-    set); one empty transaction is appended to prevent it, which changes no support.
-    """
-    if min_support < 1:
-        raise InputError(f"min_support must be at least 1, got {min_support}")
-    tracts = [list(t) for t in transactions]
-    tracts.append([])
-    kwargs: dict[str, Any] = {"target": "s", "supp": -int(min_support), "zmin": 1, "report": "a"}
-    if max_size is not None:
-        kwargs["zmax"] = int(max_size)
-    return {frozenset(items): int(n) for items, n in fim.fpgrowth(tracts, **kwargs)}
 
 
 _GRAM_LIMIT = 50_000_000
