@@ -1,1 +1,1 @@
-"""anonymizer.baselines: see the package docstring."""
+"""The methods disassociation is compared with (Terrovitis2012 section 7): Apriori k^m-anonymity by generalization, DiffPart."""

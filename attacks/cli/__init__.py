@@ -1,1 +1,1 @@
-"""attacks.cli: see the package docstring."""
+"""The commands of ``python -m attacks`` (cover, semantic, audit, score), one module each."""

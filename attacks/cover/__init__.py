@@ -1,1 +1,1 @@
-"""attacks.cover.detector: see the package docstring."""
+"""The cover problem (Barakat2016, Awad2019): attacker knowledge, cover relations, breach detection and PEM."""
