@@ -436,7 +436,7 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
                          if k in records and records[k]["status"] == "error" and
                          not any(e.startswith(f"run {k}:") for e in progress.errors))
     if plots:
-        from corpora.synthetic.shaped import describe_stand_ins
+        from corpora.registry import describe_stand_ins
         from experiments.plots import write_figures_and_report
 
         result.stand_ins = describe_stand_ins(r.config["dataset"]["names"][0] for r in selected
