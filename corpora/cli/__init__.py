@@ -2,7 +2,7 @@
 
 :data:`TOOL` is the table :func:`corpora.common.cli.dispatch` reads (``corpora/__main__.py``):
 
-``list`` (:mod:`corpora.cli.list`)
+``list`` (:mod:`corpora.cli.listing`)
     the named datasets and text sources, and whether each is present offline;
 ``stats`` (:mod:`corpora.cli.stats`)
     records, distinct terms, lengths and type-token density of a dataset;
@@ -39,7 +39,7 @@ TOOL = Tool(
     description="Transaction data for the workbench: named datasets, statistics, format conversion and text "
                 "corpora.",
     commands={
-        "list": ("corpora.cli.list", COMMANDS["list"]),
+        "list": ("corpora.cli.listing", COMMANDS["list"]),
         "stats": ("corpora.cli.stats", COMMANDS["stats"]),
         "convert": ("corpora.cli.convert", COMMANDS["convert"]),
         "build-text": ("corpora.cli.build_text", COMMANDS["build-text"]),
