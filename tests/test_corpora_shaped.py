@@ -76,7 +76,7 @@ def test_registry_lists_the_fitted_stand_ins():
 
 
 def test_stand_ins_are_described_beside_the_papers_statistics():
-    from corpora.synthetic.shaped import describe_stand_ins
+    from corpora.registry import describe_stand_ins
 
     lines = describe_stand_ins(["kosarak10k", "WV1-shaped", "wv1-shaped", "terrovitis2012-fig2"])
     assert len(lines) == 1 and lines[0].startswith("wv1-shaped: 12,635 records, 497 items")

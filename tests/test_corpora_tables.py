@@ -14,7 +14,7 @@ import pytest
 from corpora import TransactionDataset, from_dataframe, load_dataset
 from corpora.common.errors import InputError
 from corpora.io.formats import read_dataset, write_dataset
-from corpora.io.tabular import header_word, looks_like_header
+from corpora.io.headers import header_word, looks_like_header
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -155,7 +155,7 @@ def test_parquet_roundtrip_and_long_parquet(tmp_path):
 
 def test_dataframe_api_long_and_lists():
     frame = pd.DataFrame({"user": ["u1", "u1", "u4", "u1"], "item": ["milk", "bread", "milk", "eggs"]})
-    ds = TransactionDataset.from_frame(frame, user="user", item="item")
+    ds = from_dataframe(frame, user="user", item="item")
     assert ds.sorted_records() == [["bread", "eggs", "milk"], ["milk"]]
     assert from_dataframe(frame, user="user") == ds  # item defaults to the column named "item"
     assert "u1" not in ds.vocabulary

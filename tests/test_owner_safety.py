@@ -31,8 +31,8 @@ from attacks import audit
 from attacks.cover.knowledge import make_knowledge
 from corpora import load_dataset, read_dataset
 from corpora.common.errors import InputError
+from corpora.io.headers import long_layout_reason
 from corpora.io.identifiers import identifier_kind, mask, screen_terms
-from corpora.io.tabular import long_layout_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 EMAIL = re.compile(r"[\w.]+@example\.com")

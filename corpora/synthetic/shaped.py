@@ -30,19 +30,22 @@ record length. Its co-occurrences are synthetic (Zipf popularity with exponent 1
 patterns), so it is a control, not a replacement: a paper's trend that appears on the fitted data
 and not on the cut one is explained by the records-per-item ratio, one that appears on neither by
 something else (the sweeps' claims print both, :mod:`experiments.claims`).
+
+The stand-ins are loaded by name through :mod:`corpora.registry` (which also holds
+``describe_stand_ins``, the comparison lines the sweeps print); this module needs no registry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from corpora.dataset import TransactionDataset
+from corpora.synthetic.quest import generate_quest
 
 __all__ = ["PaperStatistics", "PAPER_STATISTICS", "ShapedStandIn", "SHAPED_STAND_INS", "shape_like", "fit_like",
-           "poisson_mean_for", "compare", "describe_stand_ins"]
+           "poisson_mean_for", "compare"]
 
 
 @dataclass(frozen=True)
@@ -148,8 +151,6 @@ def poisson_mean_for(avg_length: float) -> float:
 
 def fit_like(like: str, seed: int = 0, name: str | None = None) -> TransactionDataset:
     """The synthetic generator fitted to a paper dataset's records, items and average length (module doc)."""
-    from corpora.synthetic.quest import generate_quest
-
     paper = PAPER_STATISTICS[like]
     lam = poisson_mean_for(paper.avg_length)
     return generate_quest(records=paper.records, domain=paper.items, avg_length=max(lam, 1e-9), skew=1.0,
@@ -165,15 +166,3 @@ def compare(dataset: TransactionDataset, like: str) -> str:
             f"avg length {lengths.mean():.2f}, {n / d:.1f} records per item; {paper.name} in Terrovitis2012 "
             f"Figure 6: {paper.records:,} records, {paper.items:,} items, max length {paper.max_length}, "
             f"avg length {paper.avg_length}, {paper.records / paper.items:.1f} records per item")
-
-
-def describe_stand_ins(names: Iterable[str]) -> list[str]:
-    """A :func:`compare` line for every stand-in among ``names`` (other names are skipped), in order."""
-    from corpora.registry import load_dataset
-
-    lines = []
-    for name in dict.fromkeys(n.strip().lower() for n in names):
-        entry = SHAPED_STAND_INS.get(name)
-        if entry is not None:
-            lines.append(compare(load_dataset(name), entry.like))
-    return lines

@@ -10,18 +10,15 @@
 - :func:`write_text_dataset`: JSON lines plus ``<output>.meta.json``.
 
 The work is done in :mod:`corpora.text.sources` (readers), :mod:`corpora.text.preprocess` (text to
-terms), :mod:`corpora.text.topics` (NMF) and :mod:`corpora.text.build` (selection, density search).
+terms), :mod:`corpora.text.documents` (cached documents, split, TF-IDF), :mod:`corpora.text.topics`
+(NMF), :mod:`corpora.text.density` (density search), :mod:`corpora.text.build` and
+:mod:`corpora.text.thesis` (the builders).
 """
 
-from corpora.text.build import (
-    DENSITY_TOLERANCE,
-    PARTS,
-    DensityChoice,
-    build_text_dataset,
-    reference_documents,
-    split_parts,
-    write_text_dataset,
-)
+from corpora.text.build import build_text_dataset, write_text_dataset
+from corpora.text.density import DensityChoice
+from corpora.text.documents import reference_documents, split_parts
+from corpora.text.parameters import DENSITY_TOLERANCE, PARTS
 from corpora.text.sources import TextSourceInfo, list_text_sources
 
 __all__ = [

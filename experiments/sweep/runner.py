@@ -40,6 +40,7 @@ from tqdm import tqdm
 
 from corpora.common.errors import InputError, memory_message
 from corpora.common.files import atomic_open, write_json_atomic, write_text_atomic
+from corpora.registry import describe_stand_ins
 from experiments.report.plots import write_figures_and_report
 from experiments.sweep import task as default_task
 from experiments.sweep.grid import RUN_PARAMS, Run, expand_runs, filter_runs
@@ -418,8 +419,6 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
                          if k in records and records[k]["status"] == "error" and
                          not any(e.startswith(f"run {k}:") for e in progress.errors))
     if plots:
-        from corpora.synthetic.shaped import describe_stand_ins
-
         result.stand_ins = describe_stand_ins(r.config["dataset"]["names"][0] for r in selected
                                               if r.config["dataset"].get("names"))
         result.figures, result.report_path = write_figures_and_report(spec, csv_path, directory, runs, records,

@@ -7,26 +7,24 @@ Example::
 
 writes ``data.jsonl`` (one JSON array of terms per line) and ``data.jsonl.meta.json`` and prints
 a summary: documents, records, distinct terms, density reached and the choice made to reach it.
+The build is AlShuhail2021 section 5.1 (:mod:`corpora.text.build`).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from corpora.cli import COMMANDS
 from corpora.common.bounds import MAX_RECORDS, int_option
-from corpora.common.errors import ArgumentParser, InputError
+from corpora.common.errors import InputError
 from corpora.common.files import check_output_paths
+from corpora.text.parameters import PARTS, PIPELINES
 
-__all__ = ["main", "run", "add_arguments", "describe_choice", "DESCRIPTION", "PARTS"]
+__all__ = ["DESCRIPTION", "HELP", "add_arguments", "describe_choice", "run"]
 
-PARTS = ("all", "attacked", "reference")
-"""The parts of a source (``corpora.text.build.PARTS``; written out so the parser builds without the text stack)."""
-PIPELINES = ("term-dropping", "thesis")
-"""The builders (``corpora.text.build.PIPELINES``, written out for the same reason)."""
-
+HELP = COMMANDS["build-text"]
 DESCRIPTION = ("Build transactions from a named text source (AlShuhail2021 section 5.1): pre-processing, a seeded "
                "attacked/reference split, NMF topics, TF-IDF top-N terms and a target type-token density.")
 
@@ -42,7 +40,7 @@ def _topic_list(text: str) -> list[int]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of ``build-text`` (also used by ``python -m corpora``'s subcommand)."""
+    """The options of ``build-text``."""
     p.add_argument("--source", required=True,
                    help="lee, wiki-sample, newsgroups-sample or reuters (--pipeline thesis: also pool, a comma list)")
     p.add_argument("--pipeline", choices=PIPELINES, default="term-dropping",
@@ -67,12 +65,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, help="output JSON lines file (a .meta.json is written beside it)")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(error_prefix="build-text", prog="python -m corpora build-text", description=DESCRIPTION)
-    add_arguments(p)
-    return p
-
-
 def describe_choice(density: dict[str, Any]) -> str:
     """One line saying how the density was reached (from the ``density`` metadata)."""
     method = density["method"]
@@ -92,17 +84,14 @@ def describe_choice(density: dict[str, Any]) -> str:
             f"{density['emptied_documents']} documents emptied)")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv``, build the dataset, write it and its metadata, print a summary."""
-    return run(_parser().parse_args(list(argv) if argv is not None else None))
-
-
 def run(args: argparse.Namespace) -> int:
     """Build the dataset the parsed options describe, write it and its metadata, print a summary."""
     folder = Path(args.output).parent
     if not folder.is_dir():
         raise InputError(f"{args.output}: the output folder {folder} does not exist")
     check_output_paths({"output": args.output, "metadata": args.output + ".meta.json"})
+    # imported when a build runs: the text stack (NLTK, scikit-learn, simplemma) takes seconds to load,
+    # which --help and a refused output path do not need
     from corpora.text.api import build_text_dataset, write_text_dataset
 
     ds = build_text_dataset(args.source, density=args.density, topics=args.topics,
