@@ -130,7 +130,7 @@ def arrays_from_json_bytes(data: bytes, source: str = "release") -> ReleaseArray
         return None
 
 
-def _arrays(table: Any, source: str) -> ReleaseArrays | None:
+def _arrays(table: Any, source: str) -> ReleaseArrays | None:  # noqa: C901 (older code, at most 20)
     import pyarrow as pa
     import pyarrow.compute as pc
 

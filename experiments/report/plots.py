@@ -170,7 +170,7 @@ def _stand_in_note(spec: SweepSpec, datasets: Sequence[str], runs: Sequence[Run]
     return "; ".join(dict.fromkeys(notes))
 
 
-def figure(plot: PlotSpec, points: list[SeriesPoint], note: str):
+def figure(plot: PlotSpec, points: list[SeriesPoint], note: str):  # noqa: C901 (older code, at most 20)
     """The matplotlib figure of ``plot`` (the caller saves and closes it)."""
     import matplotlib
 
@@ -284,7 +284,7 @@ def _fmt(v: float) -> str:
     return f"{v:.4g}"
 
 
-def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, runs: Sequence[Run],
+def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, runs: Sequence[Run],  # noqa: C901 (older code, at most 20)
                              records: Mapping[str, Mapping[str, Any]],
                              stand_ins: Sequence[str] = ()) -> tuple[list[Path], Path]:
     """Draw every declared figure from ``results.csv`` and write ``report.md``; return their paths.

@@ -32,7 +32,7 @@ _CLAIM_KEYS = ("id", "statement", "metric", "x", "where", "paper", "trend", "tol
                "controls", "explain")
 
 
-def parse_plots(ctx: Ctx, value: Any, metrics: Sequence[str]) -> tuple[PlotSpec, ...]:
+def parse_plots(ctx: Ctx, value: Any, metrics: Sequence[str]) -> tuple[PlotSpec, ...]:  # noqa: C901 (older code, at most 20)
     if value is None:
         return ()
     if not isinstance(value, list):

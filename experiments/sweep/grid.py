@@ -96,7 +96,7 @@ def _axes(spec: SweepSpec, grid: Mapping[str, tuple[Any, ...]]) -> list[list[dic
     return axes
 
 
-def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[dict[str, Any]]:
+def expand_points(spec: SweepSpec, dataset: DatasetSpec | None = None) -> list[dict[str, Any]]:  # noqa: C901 (older code, at most 20)
     """The grid points (values of :data:`GRID_PARAMS`), in order, without duplicates.
 
     With ``dataset``, its own ``grid`` values replace the sweep's. Raises InputError for an

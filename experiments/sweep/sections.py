@@ -59,7 +59,7 @@ def _parse_range(ctx: Ctx, value: Mapping[str, Any], path: str, number: bool = F
     return out
 
 
-def grid_values(ctx: Ctx, name: str, value: Any, path: str | None = None) -> tuple[Any, ...]:
+def grid_values(ctx: Ctx, name: str, value: Any, path: str | None = None) -> tuple[Any, ...]:  # noqa: C901 (older code, at most 20)
     path = path or f"grid.{name}"
     items: list[Any]
     if isinstance(value, Mapping):
