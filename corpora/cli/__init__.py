@@ -44,6 +44,13 @@ TOOL = Tool(
         "convert": ("corpora.cli.convert", COMMANDS["convert"]),
         "build-text": ("corpora.cli.build_text", COMMANDS["build-text"]),
     },
+    epilog="examples:\n"
+           "  python -m corpora list\n"
+           "  python -m corpora stats kosarak10k\n"
+           "  python -m corpora stats orders.csv --user-column user_id --item-column item\n"
+           "  python -m corpora convert terrovitis2012-fig2 -o fig2.jsonl\n"
+           "  python -m corpora build-text --source lee --density 0.3 --topics 10 --seed 0 -o lee.jsonl\n\n"
+           "Each command has its own help: python -m corpora stats --help",
 )
 
 

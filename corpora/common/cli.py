@@ -13,8 +13,9 @@ module (so ``--help`` and a command's start stay fast), parses its options, and 
 :func:`~corpora.common.errors.run_cli`, which is the one policy for errors (one line, exit 2),
 interrupts (130) and SIGTERM (143, temporary outputs removed). Every parser has ``--version``.
 
-A tool may name a default command (``python -m anonymizer INPUT ...`` means ``anonymize``): when
-the first argument is not a command name or a top-level option, the default command is meant.
+A tool may end its ``--help`` with examples (``epilog``, printed as written), and may name a
+default command (``python -m anonymizer INPUT ...`` means ``anonymize``): when the first
+argument is not a command name or a top-level option, the default command is meant.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class Tool:
     description: str
     commands: Mapping[str, tuple[str, str]]
     default: str | None = None
+    epilog: str = ""
 
     def module(self, name: str) -> ModuleType:
         return importlib.import_module(self.commands[name][0])
@@ -71,7 +73,9 @@ def command_parser(tool: Tool, name: str, module: ModuleType) -> ArgumentParser:
 
 def top_parser(tool: Tool) -> ArgumentParser:
     """The tool's parser: ``--help`` lists the commands with their one-line help, ``--version``."""
-    parser = ArgumentParser(prog=tool.prog, description=tool.description)
+    parser = ArgumentParser(prog=tool.prog, description=tool.description, epilog=tool.epilog or None,
+                            formatter_class=argparse.RawDescriptionHelpFormatter if tool.epilog else
+                            argparse.HelpFormatter)
     add_version(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=ArgumentParser)
     for name, (_module, text) in tool.commands.items():
