@@ -1,8 +1,8 @@
 import json
-import subprocess
 import sys
 
 import pytest
+from cli_runner import run_tool
 
 from corpora.cli import run_command as main
 from corpora.common.errors import InputError
@@ -11,7 +11,7 @@ from corpora.synthetic.toy import toy_dataset
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "corpora", *args], capture_output=True, text=True, cwd=cwd)
+    return run_tool("corpora", args, cwd=cwd)  # in-process: python -m corpora ARGS
 
 
 def test_stats_json(capsys):

@@ -5,11 +5,11 @@ release; a header line or a file with another delimiter is read as declared or r
 """
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_runner import run_tool
 
 from corpora import TransactionDataset, from_dataframe, load_dataset
 from corpora.common.errors import InputError
@@ -28,8 +28,8 @@ RECORDS = [["bread", "eggs", "milk"], ["bread", "milk"], ["eggs", "milk"], ["bre
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert args[0] == "-m"
+    return run_tool(args[1], args[2:], cwd=cwd)  # in-process: python -m TOOL ARGS
 
 
 @pytest.fixture()

@@ -17,10 +17,10 @@ import re
 import shlex
 import string
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,8 +40,7 @@ LONG = ["--format", "long", "--user-column", "customer_email", "--item-column", 
 
 
 def _run(module: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    return run_tool(module, args, cwd=cwd)  # in-process: python -m MODULE ARGS
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ tests/reconstruction_oracle.py, on Terrovitis2012's examples and on random tiny 
 import re
 from collections import Counter
 
-from hypothesis import given, settings
-from reconstruction_oracle import analyse, guarantee1_violations
+from hypothesis import given, reject, settings
+from reconstruction_oracle import TooLarge, analyse, guarantee1_violations
 from release_strategies import tiny_releases
 
 from anonymizer.evaluation.exact import EXACT_MAX_RECORDS, build_components, check_component
@@ -35,7 +35,10 @@ def exact_analysis(obj):
 @settings(max_examples=120, deadline=None)
 @given(obj=tiny_releases())
 def test_exact_search_matches_the_oracle(obj):
-    oracle = analyse(obj)
+    try:
+        oracle = analyse(obj)
+    except TooLarge:  # a release the exhaustive oracle cannot enumerate decides nothing
+        reject()
     assert exact_analysis(obj) == (oracle.feasible, oracle.max_support)
 
 
@@ -45,7 +48,10 @@ G1 = re.compile(r"Guarantee 1 fails: itemset \{(.*)\} reaches at most (\d+) reco
 @settings(max_examples=60, deadline=None)
 @given(obj=tiny_releases())
 def test_verify_exact_reports_what_the_oracle_finds(obj):
-    feasible, bad = guarantee1_violations(obj)
+    try:
+        feasible, bad = guarantee1_violations(obj)
+    except TooLarge:  # as above
+        reject()
     report = verify(obj, exact=True)
     assert (report.components_proven, report.components_unproven, report.unproven) == (0, 0, [])
     lines = [v for v in report.violations if "Guarantee 1" in v]
