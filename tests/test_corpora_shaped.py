@@ -22,6 +22,7 @@ def test_stand_in_matches_the_papers_domain_and_average_length(name, like):
     assert f"{paper.records:,} records" in line and f"{len(ds):,} records" in line
 
 
+@pytest.mark.slow
 def test_records_are_real_records_cut_to_the_kept_items(kosarak):
     ds = shape_like(kosarak, 50, 1.8, seed=3)
     kept = set(ds.vocabulary)

@@ -70,6 +70,7 @@ def test_dask_equals_single_process(client: object, data: Path, depth: int, bloc
     assert run.supports == read_dataset(data).supports()  # the global supports, counted on the workers
 
 
+@pytest.mark.slow
 def test_cli_dask_writes_the_local_bytes(tmp_path: Path, data: Path) -> None:
     outputs = []
     for executor in ("local", "dask"):

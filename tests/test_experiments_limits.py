@@ -192,6 +192,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_workers_die_when_the_sweep_is_killed(tmp_path) -> None:
     """SIGKILL to the main process of a 2-job sweep: its workers are gone within a few seconds."""

@@ -118,6 +118,7 @@ def test_rerun_uses_the_cache_and_gives_the_same_bytes(tmp_path):
     assert third.runs_executed == 6 and table(third.csv_path) == before_table
 
 
+@pytest.mark.slow
 def test_resume_after_a_killed_sweep(tmp_path):
     """Kill the sweep process (SIGKILL) in the middle, rerun: same rows as an uninterrupted sweep."""
     spec_path = tmp_path / "sweep.yaml"
@@ -292,6 +293,7 @@ def slow_task(config):
     return [{"metric": "clusters", "value": config["k"] + config["seed"], "method": "disassociation"}]
 
 
+@pytest.mark.slow
 def test_sigterm_stops_workers_and_the_sweep_resumes(tmp_path):
     """SIGTERM to ``python -m experiments.run --jobs 2``: exit 130, no orphan worker, table written, resumable."""
     import time

@@ -77,6 +77,7 @@ def test_default_options_and_swapped_columns_are_refused(owner):
     assert not (owner / "r.json").exists()
 
 
+@pytest.mark.slow
 def test_correct_release_audit_recommendation_runs_and_is_scored(owner):
     made = _run("anonymizer", "baskets.csv", *LONG, "-k", "5", "-m", "2", "--seed", "1", "-o", "release.json",
                 "--truth", "truth.json", cwd=owner)
@@ -126,6 +127,7 @@ def test_release_holding_an_email_fails_the_audit_with_the_terms_masked(owner):
     assert checks["identifiers"] == "info"
 
 
+@pytest.mark.slow
 def test_mismatched_original_is_bad_input_everywhere(owner, tmp_path):
     (tmp_path / "six.jsonl").write_text("".join(json.dumps([f"p{i}", f"p{i + 1}"]) + "\n" for i in range(6)))
     for original in (["kosarak10k"], [str(tmp_path / "six.jsonl")], ["baskets.csv", "--format", "basket",

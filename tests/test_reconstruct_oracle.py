@@ -28,6 +28,7 @@ def check_against_oracle(obj: dict, seeds, term_rule: str = "one") -> bool:
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(obj=tiny_releases(), seed=st.integers(0, 2**20))
 def test_sampler_finds_a_valid_reconstruction_whenever_one_exists(obj, seed):

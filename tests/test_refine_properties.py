@@ -14,6 +14,7 @@ import random
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -221,6 +222,7 @@ def test_random_partitions_keep_every_invariant(seed: int, n: int, vocab: int, k
     assert refine(ds, parts, k, m) == plans  # deterministic
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 50), vocab=st.integers(3, 10),
        k=st.integers(2, 3), m=st.integers(1, 3))

@@ -4,6 +4,7 @@ tests/reconstruction_oracle.py, on Terrovitis2012's examples and on random tiny 
 import re
 from collections import Counter
 
+import pytest
 from hypothesis import given, reject, settings
 from reconstruction_oracle import TooLarge, analyse, guarantee1_violations
 from release_strategies import tiny_releases
@@ -32,6 +33,7 @@ def exact_analysis(obj):
     return feasible, dict(best) if feasible else {}
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(obj=tiny_releases())
 def test_exact_search_matches_the_oracle(obj):

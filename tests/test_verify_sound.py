@@ -151,6 +151,7 @@ def _only(obj: dict, comp) -> dict:
             "joint_clusters": [j for j in obj["joint_clusters"] if j["id"] in comp.members]}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(obj=st.one_of(near_anonymous_releases(), tiny_releases(max_size=5)))
 def test_the_proven_condition_implies_guarantee1(obj):
