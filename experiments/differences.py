@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from corpora.common.cli import add_version
 from corpora.common.errors import ArgumentParser, run_cli
 from experiments.cli import differences as command
 
@@ -14,6 +15,7 @@ __all__ = ["main"]
 def _main(argv: Sequence[str] | None) -> int:
     parser = ArgumentParser(error_prefix="experiments.differences", prog="python -m experiments.differences",
                             description=command.DESCRIPTION)
+    add_version(parser)
     command.add_arguments(parser)
     return command.run(parser.parse_args(list(argv or [])))
 

@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from corpora.common.cli import add_version
 from corpora.common.errors import ArgumentParser, run_cli
 from experiments.cli import run as command
 
@@ -19,6 +20,7 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(error_prefix="experiments.run", prog="python -m experiments.run",
                        description=command.DESCRIPTION)
+    add_version(p)
     command.add_arguments(p)
     return p
 
