@@ -3,8 +3,10 @@
 The Python API, in the order a data owner uses it::
 
     from corpora import load_dataset
-    from anonymizer import disassociate, safe_disassociate, verify, reconstruct
-
+    from anonymizer import safe_disassociate
+    from anonymizer import disassociate
+    from anonymizer import verify
+    from anonymizer import reconstruct
     ds = load_dataset("terrovitis2012-fig2")            # or read_dataset("orders.csv", user_column=...)
     release, truth = disassociate(ds, k=3, m=2)          # max_cluster_size defaults to max(30, 2k - 1)
     safe, safe_truth = safe_disassociate(release, truth) # Awad2019 (or disassociate(..., safe=True))
@@ -13,20 +15,48 @@ The Python API, in the order a data owner uses it::
     save_release(safe, "release.json"); save_truth(safe_truth, "truth.json")   # never publish the truth
     save_release_parquet(safe, "release.parquet")       # the columnar form; load_release reads both
 
-The function names are also submodule names (``anonymizer.disassociate``, ``anonymizer.verify``,
-``anonymizer.reconstruct``): here the package attribute is the function; import the module with
-``importlib.import_module("anonymizer.verify")`` when you need it.
+The names are loaded on first use, so ``import anonymizer`` stays cheap (numpy, scipy and the
+engine load when a function is first asked for). No package attribute shadows a module: the
+modules live in the role subpackages (``anonymizer.model``, ``.io``, ``.disassociation``,
+``.baselines``, ``.evaluation``, ``.cli``).
 """
 
-from anonymizer.disassociate import DEFAULT_MAX_CLUSTER_SIZE, disassociate
-from anonymizer.reconstruct import reconstruct
-from anonymizer.release import Cluster, JointCluster, Release, Truth, load_release, load_truth, save_release, save_truth
-from anonymizer.release_parquet import save_release_parquet
-from anonymizer.safe import safe_disassociate, safe_disassociate_report
-from anonymizer.truth_parquet import save_truth_parquet
-from anonymizer.utility import utility_report
-from anonymizer.verify import VerifyReport, verify
+from __future__ import annotations
 
-__all__ = ["DEFAULT_MAX_CLUSTER_SIZE", "Cluster", "JointCluster", "Release", "Truth", "VerifyReport", "disassociate",
-           "load_release", "load_truth", "reconstruct", "safe_disassociate", "safe_disassociate_report",
-           "save_release", "save_release_parquet", "save_truth", "save_truth_parquet", "utility_report", "verify"]
+from importlib import import_module
+from typing import Any
+
+_LAZY = {
+    "DEFAULT_MAX_CLUSTER_SIZE": "anonymizer.disassociation.pipeline",
+    "disassociate": "anonymizer.disassociation.pipeline",
+    "safe_disassociate": "anonymizer.disassociation.safe",
+    "safe_disassociate_report": "anonymizer.disassociation.safe",
+    "reconstruct": "anonymizer.evaluation.reconstruct",
+    "utility_report": "anonymizer.evaluation.utility",
+    "VerifyReport": "anonymizer.evaluation.verify",
+    "verify": "anonymizer.evaluation.verify",
+    "save_release_parquet": "anonymizer.io.parquet",
+    "load_release": "anonymizer.io.release_files",
+    "load_truth": "anonymizer.io.release_files",
+    "save_release": "anonymizer.io.release_files",
+    "save_truth": "anonymizer.io.release_files",
+    "save_truth_parquet": "anonymizer.io.truth_parquet",
+    "Cluster": "anonymizer.model.release",
+    "JointCluster": "anonymizer.model.release",
+    "Release": "anonymizer.model.release",
+    "Truth": "anonymizer.model.release",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'anonymizer' has no attribute {name!r}") from None
+    return getattr(import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

@@ -20,13 +20,13 @@ __all__ = ["AuditReport", "CoverReport", "SemanticResult", "audit", "cover_attac
 _LAZY = {
     "cover_attack": ("attacks.api", "cover_attack"),
     "semantic_attack": ("attacks.api", "semantic_attack"),
-    "make_scorer": ("attacks.scorers", "make_scorer"),
-    "make_knowledge": ("attacks.knowledge", "make_knowledge"),
-    "evaluate_semantic": ("attacks.semantic_metrics", "evaluate_semantic"),
+    "make_scorer": ("attacks.semantic.scorers", "make_scorer"),
+    "make_knowledge": ("attacks.cover.knowledge", "make_knowledge"),
+    "evaluate_semantic": ("attacks.semantic.metrics", "evaluate_semantic"),
     "audit": ("attacks.auditing", "audit"),
     "AuditReport": ("attacks.auditing", "AuditReport"),
-    "CoverReport": ("attacks.cover", "CoverReport"),
-    "SemanticResult": ("attacks.semantic", "SemanticResult"),
+    "CoverReport": ("attacks.cover.detector", "CoverReport"),
+    "SemanticResult": ("attacks.semantic.result", "SemanticResult"),
 }
 
 

@@ -1,8 +1,8 @@
 """The attacks as Python functions: :func:`cover_attack` and :func:`semantic_attack`.
 
-Thin layers over :func:`attacks.cover.run_cover_attack` and
-:func:`attacks.semantic.run_semantic_attack` with the defaults of the command lines and the
-conveniences a notebook wants: a release may be a :class:`~anonymizer.release.Release` or the path
+Thin layers over :func:`attacks.cover.detector.run_cover_attack` and
+:func:`attacks.semantic.attack.run_semantic_attack` with the defaults of the command lines and the
+conveniences a notebook wants: a release may be a :class:`~anonymizer.model.release.Release` or the path
 of a release file, a scorer may be a spec (``"glove"``, ``"ngd"``, ``"table:FILE"``).
 
 >>> from corpora import load_dataset
@@ -18,10 +18,14 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from anonymizer.release import Release, Truth, load_release, load_truth
-from attacks.cover import CoverReport, run_cover_attack
-from attacks.knowledge import Knowledge, make_knowledge
-from attacks.semantic import SemanticResult, run_semantic_attack
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.release import Release, Truth
+from attacks.cover.detector import CoverReport, run_cover_attack
+from attacks.cover.knowledge import Knowledge, make_knowledge
+from attacks.cover.problem import flatten
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.result import SemanticResult
+from attacks.semantic.scorers import make_scorer
 from corpora.dataset import TransactionDataset
 
 __all__ = ["cover_attack", "semantic_attack", "as_release", "as_truth"]
@@ -55,10 +59,11 @@ def cover_attack(
     The detector itself reads only the release and the knowledge.
     """
     rel = as_release(release)
+    flat = flatten(rel)  # one index for the attacker's knowledge and the detector
     if knowledge is None:
         knowledge = make_knowledge(rel, attacker, seed, truth=as_truth(truth), original=original,
-                                   moderate_share=moderate_share)
-    return run_cover_attack(rel, attacker, seed, moderate_share, knowledge)
+                                   moderate_share=moderate_share, flat=flat)
+    return run_cover_attack(rel, attacker, seed, moderate_share, knowledge, flat=flat)
 
 
 def semantic_attack(
@@ -73,16 +78,14 @@ def semantic_attack(
 ) -> SemanticResult:
     """Reconstruct the records of ``release`` by term relatedness (AlShuhail2021 chapter 4).
 
-    ``scorer`` is a scorer object or a spec for :func:`attacks.scorers.make_scorer` (default
+    ``scorer`` is a scorer object or a spec for :func:`attacks.semantic.scorers.make_scorer` (default
     ``"glove"``, GloVe 6B 50-d; ignored by the ``random`` and ``VPA`` selectors); ``options``
-    go to :func:`attacks.semantic.run_semantic_attack` (``vpa_limit``, ``vpa_budget``,
-    ``progress``). Score the result with :func:`attacks.semantic_metrics.evaluate_semantic`.
+    go to :func:`attacks.semantic.attack.run_semantic_attack` (``vpa_limit``, ``vpa_budget``,
+    ``progress``). Score the result with :func:`attacks.semantic.metrics.evaluate_semantic`.
     """
     rel = as_release(release)
     if selector in ("random", "VPA"):
         scorer = None
     elif isinstance(scorer, str):
-        from attacks.scorers import make_scorer
-
         scorer = make_scorer(scorer, unknown=unknown, seed=seed)
     return run_semantic_attack(rel, scorer, selector=selector, chunks=chunks, seed=seed, **options)

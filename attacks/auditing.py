@@ -2,10 +2,10 @@
 
 :func:`audit` runs, on one release:
 
-1. **Guarantee 1**: the project's independent verifier (:mod:`anonymizer.verify`: k^m-anonymity,
+1. **Guarantee 1**: the project's independent verifier (:mod:`anonymizer.evaluation.verify`: k^m-anonymity,
    Lemma 2, Property 1, an exact search of small components). A violation always fails the audit;
    so does a component the verifier can neither search nor prove (its detail says "unproven").
-2. **Cover problems and PEM** (Awad2019 Definition 3, section 5.1.1; :mod:`attacks.cover`): the
+2. **Cover problems and PEM** (Awad2019 Definition 3, section 5.1.1; :mod:`attacks.cover.detector`): the
    share of record chunks with a cover problem that another record chunk of their cluster can be
    linked to. Fails when PEM exceeds ``max_pem`` (default 0: any such chunk fails, as safe
    disassociation leaves none).
@@ -21,7 +21,7 @@
    skipped with one line saying why. Fails when the attack beats chance: the lower end of its 95%
    interval lies more than ``max_semantic_gain`` (default 0) above the upper end of the random
    baseline's.
-5. **Direct identifiers** (:mod:`corpora.identifiers`): a published term that looks like an
+5. **Direct identifiers** (:mod:`corpora.io.identifiers`): a published term that looks like an
    e-mail address, a phone number, a long numeric or hex id, an IP address or a URL naming a user
    fails the audit (the report shows them masked) unless ``allow_identifiers`` says the owner
    knows they are not identifiers.
@@ -29,7 +29,7 @@
    maximum cluster size), as commands that read the original the way the audit read it
    (``original_source``), or that nothing needs to change.
 
-The original and the truth must belong to the release (:mod:`anonymizer.consistency`): a
+The original and the truth must belong to the release (:mod:`anonymizer.evaluation.consistency`): a
 mismatch is bad input, never a report about other data. Why the default thresholds are what they
 are: docs/cover-and-safe.md ("The audit's thresholds").
 
@@ -47,14 +47,17 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from anonymizer.consistency import check_original, check_truth
-from anonymizer.release import Release, Truth
+from anonymizer.evaluation.consistency import check_original, check_truth
+from anonymizer.model.release import Release, Truth
 from attacks.api import as_release, as_truth
-from attacks.cover import run_cover_attack
-from attacks.knowledge import ATTACKERS, make_knowledge
+from attacks.cover.detector import run_cover_attack
+from attacks.cover.knowledge import ATTACKERS, make_knowledge
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.metrics import evaluate_semantic
+from attacks.semantic.scorers import make_scorer
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.identifiers import mask, screen_terms
+from corpora.io.identifiers import mask, screen_terms
 
 __all__ = ["AuditCheck", "AuditReport", "audit", "word_share", "DEFAULT_MAX_PEM", "DEFAULT_MAX_VULNERABLE",
            "DEFAULT_MAX_SEMANTIC_GAIN", "SEMANTIC_MIN_WORD_SHARE"]
@@ -247,10 +250,6 @@ def _semantic(release: Release, truth: Truth | None, original: TransactionDatase
         return {"status": "skipped", "word_share": share,
                 "summary": f"skipped: the terms are not words ({share:.0%} of {len(terms)} distinct terms are GloVe "
                            f"words, at least {SEMANTIC_MIN_WORD_SHARE:.0%} needed)"}
-    from attacks.scorers import make_scorer
-    from attacks.semantic import run_semantic_attack
-    from attacks.semantic_metrics import evaluate_semantic
-
     scorer = make_scorer("glove")
     result = run_semantic_attack(release, scorer, selector="ABA", seed=seed, progress=False)
     metrics = evaluate_semantic(result, release, truth, original, seed=seed, bootstrap=200, wmd=False)
@@ -285,7 +284,7 @@ def audit(
 
     ``release`` is a :class:`Release` or the path of a release file (verified strictly as read);
     ``truth`` (object or path) and ``original`` give the attackers the real records and score
-    the semantic attack; both must belong to the release (:mod:`anonymizer.consistency`), else
+    the semantic attack; both must belong to the release (:mod:`anonymizer.evaluation.consistency`), else
     :class:`InputError`. Thresholds (``None``: reported, not a gate): ``max_pem`` (a share in
     [0, 1]), ``max_vulnerable`` (the share of records any one attacker breaches), and
     ``max_semantic_gain`` (the accuracy margin of the semantic attack over random, see the module
@@ -298,7 +297,7 @@ def audit(
         if value is not None and not 0.0 <= value <= 1.0:
             raise InputError(f"{label} must be a share between 0 and 1, got {value}")
     started = time.perf_counter()
-    from anonymizer.verify import verify
+    from anonymizer.evaluation.verify import verify
 
     path = release if isinstance(release, (str, os.PathLike)) else None
     rel = as_release(release)

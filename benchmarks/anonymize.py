@@ -7,7 +7,7 @@
     python benchmarks/anonymize.py --long 788                            # issue 9, collector paused vs on
     python benchmarks/anonymize.py --files big.txt --no-kosarak --sizes  # a file: read_dataset timed too
 
-Synthetic data: domain 5,000 terms, average length 10 (``corpora.synthetic.generate_quest``).
+Synthetic data: domain 5,000 terms, average length 10 (``corpora.synthetic.quest.generate_quest``).
 Parameters: k=5, m=2, max cluster size 30. Each run is a fresh subprocess, so the peak resident
 memory (``ru_maxrss``) is that run's own; the dataset generation is not timed. Prints one table
 row per run with the time of each step (HORPART, VERPART, REFINE, building the release), the
@@ -16,7 +16,7 @@ total, and the records HORPART suppressed or moved (strategy and join step toget
 ``--support1 N ...`` runs every HORPART strategy on N records of 3 terms that each occur in one
 record only (the case where a split can only peel a single record off; issue 15).
 ``--long N`` runs N records of 66 distinct terms each (Zipf, exponent 1, over 2,000 terms; k=5, m=3) twice:
-with the collector paused as :func:`anonymizer.disassociate.disassociate` does, and with the
+with the collector paused as :func:`anonymizer.disassociation.pipeline.disassociate` does, and with the
 collector left on (the pause replaced by a no-op); the two peaks should stay within 1.5x (issue 9).
 ``--files PATH ...`` runs files read with :func:`corpora.read_dataset`; the ``load`` column is the
 reading (for the other datasets it is the generation or the registry load), never in ``total``.
@@ -35,11 +35,11 @@ import time
 def load(name: str):
     kind, _, arg = name.partition(":")
     if kind == "file":
-        from corpora.formats import read_dataset
+        from corpora.io.formats import read_dataset
 
         return read_dataset(arg)
     if kind == "synthetic":
-        from corpora.synthetic import generate_quest
+        from corpora.synthetic.quest import generate_quest
 
         return generate_quest(int(arg), 5000, 10.0, seed=0)
     from corpora.dataset import TransactionDataset
@@ -63,7 +63,7 @@ def load(name: str):
 def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, refine: bool, gc_on: bool) -> dict:
     import importlib
 
-    D = importlib.import_module("anonymizer.disassociate")  # the package attribute is the function
+    D = importlib.import_module("anonymizer.disassociation.pipeline")  # the package attribute is the function
 
     if gc_on:  # the comparison run: the same work with the cyclic collector left running
         import contextlib
@@ -73,9 +73,9 @@ def run_one(name: str, k: int, m: int, delta: int, horpart: str, verpart: str, r
     ds = load(name)
     loading = time.perf_counter() - start
     start = time.perf_counter()
-    timings = D.DisassociationTimings()
-    release, _truth = D.disassociate(ds, k, m, delta, horpart=horpart, verpart=verpart, refine=refine, seed=0,
-                                     timings=timings)
+    result = D.run_disassociation(ds, D.DisassociationParams(k, m, delta, horpart=horpart, verpart=verpart,
+                                                             refine=refine), seed=0)
+    release, timings = result.release, result.timings
     total = time.perf_counter() - start
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     runs += [(f"file:{path}", args.horpart, args.m, False) for path in args.files]
     if not (args.no_kosarak or special):
         runs.append(("kosarak25k", args.horpart, args.m, False))
-    from anonymizer.horpart import HORPART_STRATEGIES
+    from anonymizer.disassociation.horpart import HORPART_STRATEGIES
 
     runs += [(f"support1:{n}", s, args.m, False) for n in args.support1 for s in HORPART_STRATEGIES]
     runs += [(f"long:{n}", args.horpart, 3, gc) for n in args.long for gc in (False, True)]

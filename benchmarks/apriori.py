@@ -4,8 +4,8 @@
     python benchmarks/apriori.py --sizes 100000 250000 --no-kosarak
     python benchmarks/apriori.py --diffpart 1.0                    # DiffPart (epsilon 1) on the same data too
 
-Synthetic data: ``synthetic:records=N,domain=5000,avg_length=10,seed=0`` (``corpora.synthetic``).
-The hierarchy is the balanced tree of fan-out 5 over the items (``anonymizer.hierarchy``). Each
+Synthetic data: ``synthetic:records=N,domain=5000,avg_length=10,seed=0`` (``corpora.synthetic.quest``).
+The hierarchy is the balanced tree of fan-out 5 over the items (``anonymizer.baselines.hierarchy``). Each
 run is a fresh subprocess, so the peak resident memory (``ru_maxrss``) is that run's own, and it
 includes loading the data; the seconds are the anonymization alone (hierarchy built, release
 built, not written). Prints one row per run: records, items, seconds, peak MB, generalized nodes,
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 
 
 def run_one(name: str, method: str, k: int, m: int, fanout: int, epsilon: float) -> dict:
-    from anonymizer.hierarchy import balanced_hierarchy
+    from anonymizer.baselines.hierarchy import balanced_hierarchy
     from corpora.registry import load_dataset
 
     ds = load_dataset(name)
@@ -34,16 +34,14 @@ def run_one(name: str, method: str, k: int, m: int, fanout: int, epsilon: float)
     h = balanced_hierarchy(ds.vocabulary, fanout)
     out: dict = {"records": len(ds), "items": len(ds.vocabulary)}
     if method == "apriori":
-        from anonymizer.apriori import AprioriStats, apriori_anonymize
+        from anonymizer.baselines.apriori import AprioriParams, run_apriori
 
-        st = AprioriStats()
-        apriori_anonymize(ds, h, k, m, stats=st)
+        st = run_apriori(ds, h, AprioriParams(k, m, h.source)).stats
         out.update(generalized=st.generalized_nodes, fixes=st.fixes, passes=st.passes, ncp=st.ncp)
     else:
-        from anonymizer.diffpart import DiffPartStats, diffpart
+        from anonymizer.baselines.diffpart import DiffPartParams, run_diffpart
 
-        st2 = DiffPartStats()
-        diffpart(ds, h, epsilon, seed=0, stats=st2)
+        st2 = run_diffpart(ds, h, DiffPartParams(epsilon, h.source), seed=0).stats
         out.update(published=st2.published_records, expansions=st2.expansions)
     out["seconds"] = time.perf_counter() - start
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -5,7 +5,7 @@ process's peak resident memory (``ru_maxrss``, which includes the interpreter an
 60 MB). tracemalloc is not used because tracing every Python object slows the list-based readers
 down several times. ``read txt`` is the streaming SPMF reader of :func:`corpora.read_dataset`
 (blocks of lines, int32 ids); ``read txt (whole file)`` parses the same file held in memory
-(:func:`corpora.formats.parse_dataset`), the reader every SPMF file went through before. ``--file``
+(:func:`corpora.io.formats.parse_dataset`), the reader every SPMF file went through before. ``--file``
 adds both readings of an existing SPMF file (e.g. 10M records; a whole-file reading of 10M x 10
 items needs well over 10 GB, so ``--no-whole`` skips it).
 Run: ``python benchmarks/corpora_io.py [--records 1000000] [--file big.txt [--no-whole]]``.
@@ -23,9 +23,9 @@ from pathlib import Path
 CASE = r"""
 import json, resource, sys, time
 from pathlib import Path
-from corpora.formats import parse_dataset, read_dataset, write_dataset
+from corpora.io.formats import parse_dataset, read_dataset, write_dataset
 from corpora.registry import load_dataset
-from corpora.synthetic import generate_quest
+from corpora.synthetic.quest import generate_quest
 op, arg, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 data = generate_quest(n, 5000, 10, seed=0) if op == "write" else None
 wall, cpu = time.perf_counter(), time.process_time()

@@ -14,13 +14,13 @@ import resource
 import sys
 import time
 
-from anonymizer.disassociate import disassociate
-from anonymizer.safe import safe_disassociate_report
-from anonymizer.safe_metrics import rlm
-from attacks.cover import run_cover_attack
-from attacks.knowledge import make_knowledge
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.disassociation.safe import safe_disassociate_report
+from anonymizer.evaluation.safe_metrics import rlm
+from attacks.cover.detector import run_cover_attack
+from attacks.cover.knowledge import make_knowledge
 from corpora.dataset import TransactionDataset
-from corpora.synthetic import generate_quest
+from corpora.synthetic.quest import generate_quest
 
 
 def peak_mb() -> float:

@@ -36,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown sweep {unknown[0]!r}; choose from {', '.join(SWEEPS)}")
     print(f"{'sweep':<16}{'runs':>6}{'failed':>8}{'wall s':>10}{'peak MB':>10}")
     for name in args.names or list(SWEEPS):
-        from experiments.grid import expand_runs
-        from experiments.schema import load_sweep
+        from experiments.sweep.grid import expand_runs
+        from experiments.sweep.schema import load_sweep
 
         runs = len(expand_runs(load_sweep(SWEEPS[name])))
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,4 +1,4 @@
-"""False positives of the identifier screen (corpora.identifiers) on the shipped datasets and text corpora.
+"""False positives of the identifier screen (corpora.io.identifiers) on the shipped datasets and text corpora.
 
 Prints one row per source: distinct terms screened, terms flagged (with masked examples), seconds.
 Every flagged term of these sources is a false positive: none of them holds a direct identifier.
@@ -12,7 +12,7 @@ import argparse
 import time
 from pathlib import Path
 
-from corpora.identifiers import screen_terms
+from corpora.io.identifiers import screen_terms
 from corpora.registry import load_dataset
 
 DATASETS = ("kosarak10k", "kosarak25k", "wv1-shaped", "wv2-shaped", "pos-shaped", "wv1-fitted", "terrovitis2012-fig2",
@@ -31,7 +31,7 @@ def supermarket_terms() -> list[str]:
 
 def text_terms(source: str) -> list[str]:
     """Every preprocessed token of a text source: a superset of the terms any dataset built from it holds."""
-    from corpora.textbuild import load_preprocessed
+    from corpora.text.build import load_preprocessed
 
     return sorted({t for doc in load_preprocessed(source) for t in doc})
 

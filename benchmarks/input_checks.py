@@ -3,10 +3,10 @@
 For each size (Quest-style synthetic records, 5,000 items, average length 10; k=5, m=2, max
 cluster size 30, seed 1) it times, in this process:
 
-* ``screen``: :func:`corpora.identifiers.screen_dataset`, the identifier screen every anonymizer
+* ``screen``: :func:`corpora.io.identifiers.screen_dataset`, the identifier screen every anonymizer
   run does before any work (it reads the vocabulary, not the records);
-* ``check_original``: :func:`anonymizer.consistency.check_original` (record count, vocabulary);
-* ``check_truth``: :func:`anonymizer.consistency.check_truth` with the original (the truth's ids
+* ``check_original``: :func:`anonymizer.evaluation.consistency.check_original` (record count, vocabulary);
+* ``check_truth``: :func:`anonymizer.evaluation.consistency.check_truth` with the original (the truth's ids
   and every record it rebuilds against the original's);
 * ``disassociate``: the run itself, for scale.
 
@@ -22,9 +22,9 @@ import time
 import tracemalloc
 
 from anonymizer import disassociate
-from anonymizer.consistency import check_original, check_truth
+from anonymizer.evaluation.consistency import check_original, check_truth
 from corpora import load_dataset
-from corpora.identifiers import screen_dataset
+from corpora.io.identifiers import screen_dataset
 
 
 def main() -> None:

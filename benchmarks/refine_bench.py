@@ -1,8 +1,8 @@
 """Time REFINE (Terrovitis2012 section 4) on kosarak and on synthetic data of growing size.
 
-Clusters come from :func:`anonymizer.horpart.horpart` (strategy "original", the paper's, then
-:func:`anonymizer.horpart.join_small_clusters` as in ``disassociate``) and the
-vertical partitions from :func:`anonymizer.verpart.partition_clusters` (strict VERPART + Lemma 2);
+Clusters come from :func:`anonymizer.disassociation.horpart.horpart` (strategy "original", the paper's, then
+:func:`anonymizer.disassociation.horpart.join_small_clusters` as in ``disassociate``) and the
+vertical partitions from :func:`anonymizer.disassociation.verpart.partition_clusters` (strict VERPART + Lemma 2);
 only REFINE itself is timed.
 
     python benchmarks/refine_bench.py [--sizes 100000,250000,500000,1000000] [--k 5] [--m 2] [--delta 30]
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from anonymizer.horpart import horpart, join_small_clusters
-from anonymizer.refine import refine
-from anonymizer.verpart import partition_clusters
+from anonymizer.disassociation.horpart import horpart, join_small_clusters
+from anonymizer.disassociation.refine import refine
+from anonymizer.disassociation.verpart import partition_clusters
 from corpora.dataset import TransactionDataset
 
 
@@ -45,7 +45,7 @@ def kosarak(name: str) -> TransactionDataset:
 
 def synthetic(records: int, domain: int = 5000, avg_length: float = 10.0, seed: int = 0) -> TransactionDataset:
     try:
-        from corpora.synthetic import generate_quest
+        from corpora.synthetic.quest import generate_quest
 
         return generate_quest(records, domain, avg_length, seed=seed)
     except ImportError:

@@ -5,7 +5,7 @@ size 30 and seed 1, then converted to parquet), each job runs in a fresh Python 
 peak memory is the job's own: ``os.wait4``), one at a time:
 
 * ``floor``: read the input file into Python sets, ``[set(l.split()) for l in open(f)]``;
-* ``load``: :func:`anonymizer.release.load_release` of the JSON / parquet release (arrays);
+* ``load``: :func:`anonymizer.io.release_files.load_release` of the JSON / parquet release (arrays);
   ``load + objects``: and the cluster objects built from them; ``load (old)``: ``json.loads`` +
   :meth:`Release.from_dict`, what every command did before the columnar reader;
 * ``cover``, ``verify``, ``reconstruct``, ``utility``: the command line's own ``main`` run in the
@@ -13,7 +13,7 @@ peak memory is the job's own: ``os.wait4``), one at a time:
   reconstruct R -o OUT``, ``anonymizer utility INPUT R --json``), with the time spent reading the
   release measured apart (for reconstruct and utility, building the cluster objects too), so
   ``core`` = the command minus reading the release (verify: the time inside
-  :func:`anonymizer.verify.verify`, which includes its own parse of the clusters).
+  :func:`anonymizer.evaluation.verify.verify`, which includes its own parse of the clusters).
 
 Columns: seconds of the whole process (interpreter start and imports included), of the command
 (``main``), of reading the release, of the core, and the process's peak RSS in MB.
@@ -71,14 +71,14 @@ records = [set(line.split()) for line in open({input!r})]
 done(time.perf_counter() - t)
 """,
     "load": """
-from anonymizer.release import load_release
+from anonymizer.io.release_files import load_release
 t = time.perf_counter()
 release = load_release({release!r})
 LOAD[0] = time.perf_counter() - t
 done(LOAD[0])
 """,
     "load + objects": """
-from anonymizer.release import load_release
+from anonymizer.io.release_files import load_release
 t = time.perf_counter()
 release = load_release({release!r})
 release.clusters
@@ -86,26 +86,28 @@ LOAD[0] = time.perf_counter() - t
 done(LOAD[0])
 """,
     "load (old)": """
-from anonymizer.release import Release, _read_json
+from anonymizer.io.release_files import read_json
+from anonymizer.model.release import Release
 t = time.perf_counter()
-release = Release.from_dict(_read_json({release!r}), {release!r})
+release = Release.from_dict(read_json({release!r}), {release!r})
 LOAD[0] = time.perf_counter() - t
 done(LOAD[0])
 """,
     "cover": """
-import attacks.cover_cli as cli
+import attacks.cli.cover as cli
+from attacks.__main__ import main
 cli.load_release = timed(cli.load_release, LOAD)
 t = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):
-    status = cli.main([{release!r}, "--attacker", "strong", "--json"])
+    status = main(["cover", {release!r}, "--attacker", "strong", "--json"])
 if status != 0:
     sys.exit(f"exit status {{status}}")
 done(time.perf_counter() - t)
 """,
     "verify": """
-import anonymizer.verify
+import anonymizer.evaluation.verify
 from anonymizer.__main__ import main
-v = sys.modules["anonymizer.verify"]
+v = sys.modules["anonymizer.evaluation.verify"]
 CORE[0] = 0.0
 slot = [0.0]
 v.verify = timed(v.verify, slot)
@@ -118,7 +120,7 @@ CORE[0] = slot[0]
 done(time.perf_counter() - t)
 """,
     "reconstruct": """
-import anonymizer.cli_tools as cli
+import anonymizer.cli.reconstruct as cli
 from anonymizer.__main__ import main
 cli.load_release = timed(objects(cli.load_release), LOAD)
 t = time.perf_counter()
@@ -129,7 +131,7 @@ if status != 0:
 done(time.perf_counter() - t)
 """,
     "utility": """
-import anonymizer.cli_tools as cli
+import anonymizer.cli.utility as cli
 from anonymizer.__main__ import main
 cli.load_release = timed(objects(cli.load_release), LOAD)
 t = time.perf_counter()

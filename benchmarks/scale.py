@@ -4,7 +4,7 @@
     python benchmarks/scale.py --sizes 100000 1000000 10000000 --split-depth 4 --dask
     python benchmarks/scale.py --data-dir /tmp/bench            # reuse generated inputs
 
-Data: ``corpora.synthetic.generate_quest(n, 5000, 10.0, seed=0)`` written as SPMF text (5,000
+Data: ``corpora.synthetic.quest.generate_quest(n, 5000, 10.0, seed=0)`` written as SPMF text (5,000
 items, average length 10), generated once per size into ``--data-dir``. Parameters: k=5, m=2,
 maximum cluster size 30, seed 1. Every case is a fresh process; its peak memory is the largest
 resident size of the process *and all its children* (Dask workers included), sampled every 0.1 s
@@ -45,7 +45,7 @@ def generate(n: int, path: Path) -> None:
         return
     import numpy as np
 
-    from corpora.synthetic import generate_quest
+    from corpora.synthetic.quest import generate_quest
 
     ds = generate_quest(n, 5000, 10.0, seed=0)
     voc = np.asarray(ds.vocabulary, dtype=object)

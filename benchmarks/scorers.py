@@ -15,8 +15,8 @@ import argparse
 import sys
 import time
 
-from attacks.relatedness import BENCHMARKS, benchmark_pairs, score_pairs
-from attacks.scorers import make_scorer
+from attacks.semantic.relatedness import BENCHMARKS, benchmark_pairs, score_pairs
+from attacks.semantic.scorers import make_scorer
 
 DEFAULT = "glove,wordnet,hybrid,ngd:gensim-wiki,ngd:private:lee,ngd:public:lee"
 

@@ -18,9 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-import corpora.textsources as textsources
-from corpora.text import build_text_dataset, list_text_sources
-from corpora.textbuild import load_preprocessed
+import corpora.text.sources as textsources
+from corpora.text.api import build_text_dataset, list_text_sources
+from corpora.text.build import load_preprocessed
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,11 +15,11 @@ import resource
 import sys
 import time
 
-from anonymizer.disassociate import disassociate
-from anonymizer.reconstruct import reconstruct
-from anonymizer.utility import utility_report
-from anonymizer.verify import verify
-from corpora.synthetic import generate_quest
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.evaluation.reconstruct import reconstruct
+from anonymizer.evaluation.utility import utility_report
+from anonymizer.evaluation.verify import verify
+from corpora.synthetic.quest import generate_quest
 
 
 def peak_mb() -> float:

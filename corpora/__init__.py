@@ -13,8 +13,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from corpora.common.errors import InputError
 from corpora.dataset import DatasetStats, TransactionDataset
-from corpora.errors import InputError
 
 __all__ = ["DatasetStats", "InputError", "TransactionDataset", "from_dataframe", "generate_quest", "list_datasets",
            "load_dataset", "read_dataset", "write_dataset"]
@@ -22,10 +22,10 @@ __all__ = ["DatasetStats", "InputError", "TransactionDataset", "from_dataframe",
 _LAZY = {
     "load_dataset": ("corpora.registry", "load_dataset"),
     "list_datasets": ("corpora.registry", "list_datasets"),
-    "read_dataset": ("corpora.formats", "read_dataset"),
-    "write_dataset": ("corpora.formats", "write_dataset"),
-    "from_dataframe": ("corpora.formats", "dataset_from_frame"),
-    "generate_quest": ("corpora.synthetic", "generate_quest"),
+    "read_dataset": ("corpora.io.formats", "read_dataset"),
+    "write_dataset": ("corpora.io.formats", "write_dataset"),
+    "from_dataframe": ("corpora.io.frames", "dataset_from_frame"),
+    "generate_quest": ("corpora.synthetic.quest", "generate_quest"),
 }
 
 

@@ -1,26 +1,22 @@
-"""`python -m corpora list|stats|convert|build-text ...`: named datasets, statistics, text building.
+"""`python -m corpora list|stats|convert|build-text ...`: named datasets, statistics, conversion, text corpora.
 
-The parser (one subcommand each, full help) is :func:`corpora.cli.build_parser`.
+The commands are the modules of :mod:`corpora.cli` (table :data:`corpora.cli.TOOL`), run by the one
+dispatcher of the workbench (:func:`corpora.common.cli.dispatch`).
 """
 
 from __future__ import annotations
 
 import sys
 
-from corpora.errors import run_cli
+from corpora.cli import TOOL
+from corpora.common.cli import dispatch
+
+__all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    from corpora import cli
-
-    if not args:  # like the other tools: the short usage and one error line, status 2
-        parser = cli.build_parser()
-        parser.print_usage(sys.stderr)
-        print(f"error: {parser.prog}: the following arguments are required: COMMAND "
-              "(list, stats, convert, build-text; --help for more)", file=sys.stderr)
-        return 2
-    return run_cli(cli.run, args)
+    """Run the ``python -m corpora`` command line ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    return dispatch(TOOL, argv)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from corpora.errors import InputError
+from corpora.common.errors import InputError
 
 __all__ = ["DatasetStats", "TransactionDataset"]
 
@@ -55,6 +55,8 @@ class TransactionDataset:
 
     Build one with :meth:`from_records`; the constructor is for code that already holds valid
     CSR arrays (sorted, unique term ids per record, vocabulary sorted and without duplicates).
+    The readers build it from files and tables (:mod:`corpora.io`; a pandas DataFrame through
+    :func:`corpora.from_dataframe`); the type itself knows no file format.
     """
 
     vocabulary: tuple[str, ...]
@@ -99,23 +101,6 @@ class TransactionDataset:
         indices = indices[np.lexsort((indices, rows))].astype(np.int32, copy=False)
         vocabulary = tuple(terms[i] for i in order)
         return cls(vocabulary, indptr_arr, indices, name=name, metadata=dict(metadata or {}))
-
-    @classmethod
-    def from_frame(
-        cls,
-        frame: Any,
-        user: str | int | None = None,
-        item: str | int | None = None,
-        name: str = "",
-    ) -> TransactionDataset:
-        """Build a dataset from a pandas DataFrame (:func:`corpora.formats.dataset_from_frame`).
-
-        Long rows (``user`` groups them into records, ``item`` holds one term a row) or one list of
-        terms a row in ``item``. The user values only group rows; they are not kept.
-        """
-        from corpora.formats import dataset_from_frame  # formats imports this module
-
-        return dataset_from_frame(frame, user=user, item=item, name=name)
 
     # ------------------------------------------------------------------ record access
     def __len__(self) -> int:

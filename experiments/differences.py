@@ -1,119 +1,27 @@
-"""The attack's edge over the random baseline, as a table, from a sweep's ``results.csv`` (issue 11).
-
-    python -m experiments.differences results/alshuhail2021 [--metric accuracy] [--x k]
-        [--where dataset=Ezine-k] [--readme README.md]
-
-Each run of a sweep with ``<metric>_vs_random`` rows holds the paired difference attack minus random
-on that run's records (the same release, truth and seed for both) with a 95% bootstrap interval
-(``_lo``/``_hi``). The table shows, per method and x value, the mean of the runs' differences (the
-seeds) and in brackets the mean of their lower and upper bounds, i.e. the width of one run's
-interval; a cell is marked ``+`` when every run's interval lies above 0 and ``-`` when every one
-lies below. With ``--readme`` the table replaces the block between ``<!-- differences:NAME -->``
-and ``<!-- /differences:NAME -->`` (NAME: the results folder's name).
-"""
+"""``python -m experiments.differences``: ``python -m experiments differences`` (:mod:`experiments.cli.differences`)."""
 
 from __future__ import annotations
 
-import argparse
-import math
-import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from corpora.errors import InputError, run_cli
-from corpora.files import check_output_paths, write_text_atomic
+from corpora.common.cli import add_version
+from corpora.common.errors import ArgumentParser, run_cli
+from experiments.cli import differences as command
 
-__all__ = ["difference_table", "main"]
-
-
-def difference_table(results_dir: Path, metric: str = "accuracy", x: str = "k",
-                     where: Sequence[tuple[str, str]] = (), chunks: str = "overall") -> list[str]:
-    """Markdown lines of the table (see the module docstring)."""
-    from experiments.plots import select_rows
-    from experiments.runner import read_results
-
-    csv = results_dir / "results.csv"
-    if not csv.is_file():
-        raise InputError(f"{csv}: no results table (run the sweep first)")
-    df = read_results(csv)
-    filters = [(k, (v,)) for k, v in where] + [("chunks", (chunks,))]
-    parts = {}
-    for suffix in ("", "_lo", "_hi"):
-        parts[suffix] = select_rows(df, (f"{metric}_vs_random{suffix}",), filters)
-    base = parts[""]
-    if base.empty:
-        raise InputError(f"{csv}: no {metric}_vs_random rows for {dict(filters)}")
-    xs = sorted(base[x].unique())
-    methods = sorted(base["method"].unique(), key=lambda m: (m in ("blind", "oracle"), m))
-    scale = 100.0 if metric != "wmd" else 1.0
-    unit = " (percentage points)" if scale == 100.0 else ""
-    lines = ["| method | " + " | ".join(f"{x}={_num(v)}" for v in xs) + " |", "|---|" + "---|" * len(xs)]
-    for method in methods:
-        cells = []
-        for v in xs:
-            sel = {s: p[(p["method"] == method) & (p[x] == v)].sort_values("seed")["value"].to_numpy()
-                   for s, p in parts.items()}
-            if len(sel[""]) == 0:
-                cells.append("-")
-                continue
-            mean, lo, hi = (float(sel[s].mean()) * scale if len(sel[s]) else math.nan for s in ("", "_lo", "_hi"))
-            mark = ""
-            if len(sel["_lo"]) and (sel["_lo"] > 0).all():
-                mark = " +"
-            elif len(sel["_hi"]) and (sel["_hi"] < 0).all():
-                mark = " -"
-            cells.append(f"{mean:+.1f} [{lo:+.1f}, {hi:+.1f}]{mark}")
-        lines.append(f"| {method} | " + " | ".join(cells) + " |")
-    runs = base.groupby([x, "method"]).size().max()
-    lines.append("")
-    lines.append(f"{metric.replace('_', ' ')} ({chunks}), attack minus random{unit}: mean of {runs} runs (seeds) "
-                 "and the mean of their paired 95% bounds; + / -: every run's interval above / below 0. "
-                 f"Filters: {', '.join(f'{k}={v}' for k, v in where) or 'none'}.")
-    return lines
+__all__ = ["main"]
 
 
-def _num(v: object) -> str:
-    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
-
-
-def _main(argv: Sequence[str]) -> int:
-    class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> None:  # type: ignore[override]
-            raise InputError(f"experiments.differences: {message}")
-
-    p = Parser(prog="python -m experiments.differences", description=__doc__.splitlines()[0])
-    p.add_argument("results", type=Path)
-    p.add_argument("--metric", default="accuracy")
-    p.add_argument("--x", default="k")
-    p.add_argument("--where", action="append", default=[], help="COLUMN=VALUE (repeatable)")
-    p.add_argument("--chunks", default="overall")
-    p.add_argument("--readme", type=Path)
-    p.add_argument("--block", help="name of the README block (default: the results folder's name)")
-    args = p.parse_args(list(argv))
-    where = []
-    for item in args.where:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise InputError(f"experiments.differences: --where {item!r}: expected COLUMN=VALUE")
-        where.append((key, value))
-    lines = difference_table(args.results, args.metric, args.x, where, args.chunks)
-    if args.readme is None:
-        print("\n".join(lines))
-        return 0
-    check_output_paths({"--readme": args.readme})
-    name = args.block or args.results.name
-    text = args.readme.read_text(encoding="utf-8")
-    tag = re.escape(name)
-    mark = re.compile(rf"(<!-- differences:{tag} -->\n)(.*?)(<!-- /differences:{tag} -->)", re.S)
-    if not mark.search(text):
-        raise InputError(f"{args.readme}: no <!-- differences:{name} --> ... <!-- /differences:{name} --> block")
-    write_text_atomic(args.readme, mark.sub(lambda m: m.group(1) + "\n".join(lines) + "\n" + m.group(3), text, 1))
-    print(f"{args.readme}: updated the differences block {name}")
-    return 0
+def _main(argv: Sequence[str] | None) -> int:
+    parser = ArgumentParser(error_prefix="experiments.differences", prog="python -m experiments.differences",
+                            description=command.DESCRIPTION)
+    add_version(parser)
+    command.add_arguments(parser)
+    return command.run(parser.parse_args(list(argv or [])))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command and return its exit status (errors are one line on stderr)."""
     return run_cli(_main, list(sys.argv[1:] if argv is None else argv))
 
 

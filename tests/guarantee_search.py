@@ -34,10 +34,10 @@ from reconstruction_oracle import (  # noqa: E402
     truth_records,
 )
 
-from anonymizer.disassociate import disassociate  # noqa: E402
-from anonymizer.horpart import HORPART_STRATEGIES  # noqa: E402
-from anonymizer.safe import TARGETS, safe_disassociate  # noqa: E402
-from anonymizer.verpart import VERPART_STRATEGIES  # noqa: E402
+from anonymizer.disassociation.horpart import HORPART_STRATEGIES  # noqa: E402
+from anonymizer.disassociation.pipeline import disassociate  # noqa: E402
+from anonymizer.disassociation.safe import TARGETS, safe_disassociate  # noqa: E402
+from anonymizer.disassociation.verpart import VERPART_STRATEGIES  # noqa: E402
 from corpora.dataset import TransactionDataset  # noqa: E402
 
 
@@ -55,7 +55,7 @@ class Case:
     safe: bool
     seed: int
     targets: str = "linkable"
-    """Which chunks safe disassociation treats (anonymizer.safe.TARGETS)."""
+    """Which chunks safe disassociation treats (anonymizer.disassociation.safe.TARGETS)."""
 
     def describe(self) -> str:
         recs = ",".join("{" + ",".join(r) + "}" for r in self.records)

@@ -1,9 +1,9 @@
 """Releases of the papers' worked examples, shared by the test modules.
 
-The original records of these examples live in :mod:`corpora.toy` (``toy_dataset(name)``).
+The original records of these examples live in :mod:`corpora.synthetic.toy` (``toy_dataset(name)``).
 """
 
-from anonymizer.release import Cluster, Release
+from anonymizer.model.release import Cluster, Release
 
 
 def fig2b() -> Release:

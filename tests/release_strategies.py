@@ -79,7 +79,7 @@ def near_anonymous_releases(draw, max_size: int = 4):
     """A tiny release whose chunks are (nearly) k^m-anonymous and whose shared chunks are (nearly)
     k-anonymous: two or three leaves of k..max_size records under one joint cluster, sometimes a
     second, nested one; the kind of release the sufficient condition of
-    :func:`anonymizer.exact.prove_component` can prove (or just fail to)."""
+    :func:`anonymizer.evaluation.exact.prove_component` can prove (or just fail to)."""
     k = 2
     m = draw(st.integers(1, 2))
     clusters = []

@@ -9,11 +9,11 @@ import sys
 import pytest
 
 from anonymizer.__main__ import main as dispatch
-from anonymizer.cli import main
-from anonymizer.release import load_release, load_truth
-from anonymizer.verify import verify
-from corpora.errors import InputError
-from corpora.toy import toy_records
+from anonymizer.cli.anonymize import main
+from anonymizer.evaluation.verify import verify
+from anonymizer.io.release_files import load_release, load_truth
+from corpora.common.errors import InputError
+from corpora.synthetic.toy import toy_records
 
 
 @pytest.fixture()

@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import DisassociationTimings, disassociate
-from anonymizer.verify import verify
+from anonymizer.disassociation.pipeline import disassociate, run_disassociation
+from anonymizer.evaluation.verify import verify
+from anonymizer.model.params import DisassociationParams
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.toy import toy_dataset
+from corpora.synthetic.toy import toy_dataset
 
 STRATEGIES = ["original", "abandon", "suppression", "adding", "remaining"]
 VARIANTS = ["original", "strict", "grouped"]
@@ -89,8 +90,8 @@ def test_empty_records_are_refused():
 
 def test_suppression_publishes_fewer_records():
     ds = toy_dataset("alshuhail2021-table3.2")
-    timings = DisassociationTimings()
-    release, truth = disassociate(ds, 2, 2, 3, horpart="suppression", refine=False, seed=0, timings=timings)
+    result = run_disassociation(ds, DisassociationParams(2, 2, 3, horpart="suppression", refine=False), seed=0)
+    release, truth, timings = result.release, result.truth, result.timings
     assert release.n_records == 3
     assert (timings.records_suppressed, timings.records_moved) == (1, 0)
     assert sorted(r for t in truth.clusters for r in t.records) == [1, 2, 3]
@@ -100,13 +101,13 @@ def test_suppression_publishes_fewer_records():
 def test_original_joins_small_clusters_and_reports_them():
     """Terrovitis2012's HORPART leaves {0} alone (Table 3.1 data); the join step gives it company."""
     ds = toy_dataset("alshuhail2021-table3.2")
-    timings = DisassociationTimings()
-    release, truth = disassociate(ds, 2, 2, 3, horpart="original", refine=False, seed=0, timings=timings)
+    result = run_disassociation(ds, DisassociationParams(2, 2, 3, horpart="original", refine=False), seed=0)
+    release, truth, timings = result.release, result.truth, result.timings
     assert [t.records for t in truth.clusters] == [[1, 2], [0, 3]]
     assert (timings.records_suppressed, timings.records_moved) == (0, 1)
     assert verify(release).ok
-    timings = DisassociationTimings()
-    release, truth = disassociate(ds, 2, 2, 3, horpart="abandon", refine=False, seed=0, timings=timings)
+    result = run_disassociation(ds, DisassociationParams(2, 2, 3, horpart="abandon", refine=False), seed=0)
+    release, truth, timings = result.release, result.truth, result.timings
     assert [t.records for t in truth.clusters] == [[0, 1, 2, 3]]
     assert (timings.records_suppressed, timings.records_moved) == (0, 0)
 

@@ -7,12 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import anonymizer.horpart as H
-from anonymizer.disassociate import validate_parameters
-from anonymizer.horpart import HORPART_STRATEGIES, HorizontalPartition, horpart, join_small_clusters
+import anonymizer.disassociation.horpart as H
+import anonymizer.disassociation.horpart_groups as HG
+from anonymizer.disassociation.horpart import HORPART_STRATEGIES, HorizontalPartition, horpart, join_small_clusters
+from anonymizer.disassociation.pipeline import validate_parameters
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.toy import toy_dataset
+from corpora.synthetic.toy import toy_dataset
 
 STRATEGIES = list(HORPART_STRATEGIES)
 
@@ -250,12 +251,12 @@ def test_fast_paths_agree_with_plain_paths(records, k, strategy):
         return
     ds = TransactionDataset.from_records(records)
     fast = horpart(ds, k, 2 * k, strategy)
-    saved = H.TOP_TERMS, H.DENSE_LIMIT
+    saved = HG.TOP_TERMS, HG.DENSE_LIMIT
     try:
-        H.TOP_TERMS, H.DENSE_LIMIT = 0, 0
+        HG.TOP_TERMS, HG.DENSE_LIMIT = 0, 0
         plain = horpart(ds, k, 2 * k, strategy)
     finally:
-        H.TOP_TERMS, H.DENSE_LIMIT = saved
+        HG.TOP_TERMS, HG.DENSE_LIMIT = saved
     assert _clusters(fast) == _clusters(plain)
     assert fast.suppressed.tolist() == plain.suppressed.tolist()
 

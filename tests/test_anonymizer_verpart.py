@@ -10,13 +10,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import disassociate
-from anonymizer.release import Cluster, Release
-from anonymizer.verify import verify
-from anonymizer.verpart import extends_km, group_terms, is_km_anonymous, lemma2_holds, partition_clusters, verpart
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.disassociation.verpart import (
+    extends_km,
+    group_terms,
+    is_km_anonymous,
+    lemma2_holds,
+    partition_clusters,
+    verpart,
+)
+from anonymizer.evaluation.verify import verify
+from anonymizer.model.release import Cluster, Release
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.toy import toy_dataset
+from corpora.synthetic.toy import toy_dataset
 
 
 def _sets(chunks):
@@ -53,7 +60,7 @@ def test_terrovitis_figure2_subrecords(variant):
     """The record chunks of Figure 2b, sub-record by sub-record (as bags)."""
     ds = toy_dataset("terrovitis2012-fig2")
     table = partition_clusters(ds, [np.arange(5), np.arange(5, 10)], k=3, m=2, variant=variant)
-    from anonymizer.disassociate import build_release
+    from anonymizer.disassociation.pipeline import build_release
 
     release, truth = build_release(table, [], {"k": 3, "m": 2}, seed=0)
     p1, p2 = release.clusters

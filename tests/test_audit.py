@@ -2,17 +2,17 @@
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_tool
 from test_cover_golden import awad_fig1
 
 from anonymizer import disassociate, safe_disassociate, save_release, save_truth
-from anonymizer.release import Cluster, ClusterTruth, Release, Truth
+from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
 from attacks import audit
 from corpora import load_dataset
-from corpora.errors import InputError
+from corpora.common.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,8 +22,7 @@ def _truth() -> Truth:
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "attacks", "audit", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=180, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    return run_tool("attacks", ["audit", *args], cwd=cwd)  # in-process: python -m attacks audit ARGS
 
 
 @pytest.fixture()

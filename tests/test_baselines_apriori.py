@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.apriori import AprioriStats, apriori_anonymize, ncp_of_cut
-from anonymizer.generalized import GeneralizedRelease
-from anonymizer.hierarchy import Hierarchy, balanced_hierarchy, parse_hierarchy_text
-from anonymizer.multilevel import re_generalized, tkd_ml2_generalized, traceable_nodes
-from anonymizer.verify_generalized import verify_generalized
+from anonymizer.baselines.apriori import AprioriParams, apriori_anonymize, ncp_of_cut, run_apriori
+from anonymizer.baselines.generalized import GeneralizedRelease
+from anonymizer.baselines.hierarchy import Hierarchy, balanced_hierarchy, parse_hierarchy_text
+from anonymizer.evaluation.multilevel import re_generalized, tkd_ml2_generalized, traceable_nodes
+from anonymizer.evaluation.verify_generalized import verify_generalized
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
 
 TREE = "a;A;*\nb;A;*\nc;B;*\nd;B;*\n"
 
@@ -55,8 +55,8 @@ def test_golden_pair_fixes_generalize_both_subtrees():
     # {b,d} is then stale (d moved); the next pass finds {b,B} = 1: A (2.5) beats the root (7); {A,B} = 4.
     h = parse_hierarchy_text(TREE)
     ds = TransactionDataset.from_records([["a", "c"], ["a", "c"], ["b", "d"], ["a", "d"], ["b"]])
-    stats = AprioriStats()
-    rel = apriori_anonymize(ds, h, k=2, m=2, stats=stats)
+    result = run_apriori(ds, h, AprioriParams(2, 2, h.source or "file"))
+    rel, stats = result.release, result.stats
     assert rel.generalized == ["A", "B"]
     assert rel.records == [("A",), ("A", "B"), ("A", "B"), ("A", "B"), ("A", "B")]
     assert stats.fixes == [0, 2] and stats.passes == [1, 3]

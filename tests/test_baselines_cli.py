@@ -4,11 +4,10 @@ seed determinism and secrecy, verify and utility of generalized/1 releases."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_tool
 
 from anonymizer.__main__ import main as anonymizer_main
 
@@ -26,8 +25,7 @@ def data(tmp_path):
 
 
 def _run(args, cwd):
-    return subprocess.run([sys.executable, "-m", "anonymizer", *args], cwd=cwd, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+    return run_tool("anonymizer", args, cwd=cwd)  # in-process: python -m anonymizer ARGS
 
 
 @pytest.mark.parametrize("tree, message", [

@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from anonymizer.diffpart import DiffPartStats, diffpart, laplace_noise
-from anonymizer.generalized import GeneralizedRelease
-from anonymizer.hierarchy import balanced_hierarchy, parse_hierarchy_text
+from anonymizer.baselines.diffpart import DiffPartParams, diffpart, laplace_noise, run_diffpart
+from anonymizer.baselines.generalized import GeneralizedRelease
+from anonymizer.baselines.hierarchy import balanced_hierarchy, parse_hierarchy_text
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
 
 
 @pytest.mark.parametrize("share", [0.25, 0.5, 1.25])
@@ -46,8 +46,7 @@ def test_budget_is_spread_over_the_expansions_ahead():
     ds = TransactionDataset.from_records([["1"]] * 10 + [["3"]] * 10)
     passed = 0
     for seed in range(300):
-        st = DiffPartStats()
-        diffpart(ds, h, 1.0, seed=seed, stats=st)
+        st = run_diffpart(ds, h, DiffPartParams(1.0, h.source), seed=seed).stats
         passed += st.expansions > 1
     # a count of 10 passes 17 only with noise >= 7 at scale 6: P = exp(-7/6)/2 = 0.16 (each of two groups)
     assert 0.1 < passed / 300 < 0.5

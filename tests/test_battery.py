@@ -25,8 +25,8 @@ def _write_inputs(folder: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from anonymizer.disassociate import disassociate
-    from anonymizer.release import save_release
+    from anonymizer.disassociation.pipeline import disassociate
+    from anonymizer.io.release_files import save_release
 
     (folder / "deep.jsonl").write_text('["a", "b"]\n' + "[" * 100_000 + "\n")
     (folder / "number.jsonl").write_text('["a", "b"]\n[' + "1" * 5000 + ', "b"]\n')

@@ -16,12 +16,12 @@ import pytest
 from paper_examples import fig2b
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.disassociate import disassociate
-from anonymizer.release import save_release, save_truth
-from anonymizer.seeds import SEED_BITS
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.io.release_files import save_release, save_truth
 from attacks.__main__ import main as attacks_main
-from corpora.formats import MAX_LINE_BYTES, write_dataset
-from corpora.toy import toy_dataset
+from corpora.common.seeds import SEED_BITS
+from corpora.io.formats import MAX_LINE_BYTES, write_dataset
+from corpora.synthetic.toy import toy_dataset
 
 GOOD = fig2b().to_dict()
 

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
 
 terms = st.sampled_from(["a", "b", "c", "audi a4", "flu", "ζ", "x y z"])
 records = st.lists(st.lists(terms, max_size=6), max_size=20)

@@ -6,9 +6,10 @@ import stat
 
 import pytest
 
-from anonymizer.release import Release, Truth, load_release, load_truth, save_release, save_truth
-from corpora.errors import InputError, run_cli
-from corpora.files import atomic_open
+from anonymizer.io.release_files import load_release, load_truth, save_release, save_truth
+from anonymizer.model.release import Release, Truth
+from corpora.common.errors import InputError, run_cli
+from corpora.common.files import atomic_open
 
 FIG2B = {
     "format": "disassociated/1",

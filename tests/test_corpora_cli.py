@@ -1,17 +1,17 @@
 import json
-import subprocess
 import sys
 
 import pytest
+from cli_runner import run_tool
 
-from corpora.cli import main
-from corpora.errors import InputError
-from corpora.formats import read_dataset
-from corpora.toy import toy_dataset
+from corpora.cli import run_command as main
+from corpora.common.errors import InputError
+from corpora.io.formats import read_dataset
+from corpora.synthetic.toy import toy_dataset
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "corpora", *args], capture_output=True, text=True, cwd=cwd)
+    return run_tool("corpora", args, cwd=cwd)  # in-process: python -m corpora ARGS
 
 
 def test_stats_json(capsys):
@@ -41,7 +41,7 @@ def test_list_text_and_json(capsys, monkeypatch, tmp_path):
 
 
 def test_list_without_text_module(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "corpora.text", None)  # import now fails: ModuleNotFoundError
+    monkeypatch.setitem(sys.modules, "corpora.text.api", None)  # import now fails: ModuleNotFoundError
     assert main("list", []) == 0
     out = capsys.readouterr().out
     assert "kosarak10k" in out and "text sources" not in out

@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.formats import FORMATS, detect_format, read_dataset, write_dataset
+from corpora.io.formats import FORMATS, detect_format, read_dataset, write_dataset
 
 EXT = {"spmf": ".txt", "kdd": ".tsv", "basket": ".csv", "jsonl": ".jsonl", "long": ".csv", "parquet": ".parquet"}
 
@@ -26,7 +26,7 @@ def test_round_trip_every_format(tmp_path_factory, fmt, records):
     path = tmp_path_factory.mktemp("rt") / f"data{EXT[fmt]}"
     ds = TransactionDataset.from_records(records)
     # long has no extension of its own; a .csv of baskets read by its extension may be refused as
-    # ambiguous (two items a line, the first repeating: corpora.tabular.long_layout_reason)
+    # ambiguous (two items a line, the first repeating: corpora.io.headers.long_layout_reason)
     declared = fmt if fmt in ("long", "basket") else None
     write_dataset(ds, path, format=declared)
     back = read_dataset(path, format=declared)
@@ -231,7 +231,7 @@ def test_streaming_spmf_reader_equals_the_whole_file_reader(tmp_path_factory, mo
     numeric and text blocks mixed) it must give the whole-file reader's arrays or its error."""
     from pathlib import Path
 
-    from corpora.formats import parse_dataset
+    from corpora.io.formats import parse_dataset
 
     path = Path(tmp_path_factory.mktemp("stream")) / "s.txt"
     path.write_bytes(body.encode())
@@ -252,12 +252,12 @@ def test_streaming_spmf_reader_equals_the_whole_file_reader(tmp_path_factory, mo
 @pytest.fixture(scope="module")
 def monkeypatch_module():
     """1 MiB pieces and 4 MiB blocks shrunk to a few bytes, so small files cross many borders."""
-    import corpora.files
-    import corpora.formats
+    import corpora.common.files
+    import corpora.io.spmf
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(corpora.files, "_PIECE", 5)
-        patch.setattr(corpora.formats, "STREAM_BLOCK_BYTES", 8)
+        patch.setattr(corpora.common.files, "_PIECE", 5)
+        patch.setattr(corpora.io.spmf, "STREAM_BLOCK_BYTES", 8)
         yield
 
 

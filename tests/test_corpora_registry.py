@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 import corpora.registry as reg
-from corpora.errors import InputError
+from corpora.common.errors import InputError
 from corpora.registry import list_datasets, load_dataset, parse_synthetic_spec
-from corpora.synthetic import generate_quest
-from corpora.toy import toy_dataset
+from corpora.synthetic.quest import generate_quest
+from corpora.synthetic.toy import toy_dataset
 
 PAYLOAD = b"1 -1 2 -1 -2\n3 -1 -2\n2 4 -1 -2\n"
 

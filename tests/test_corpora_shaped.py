@@ -1,9 +1,9 @@
-"""Stand-ins shaped like the papers' KDD Cup 2000 datasets (corpora.shaped)."""
+"""Stand-ins shaped like the papers' KDD Cup 2000 datasets (corpora.synthetic.shaped)."""
 
 import pytest
 
 from corpora.registry import dataset_names, list_datasets, load_dataset
-from corpora.shaped import PAPER_STATISTICS, compare, shape_like
+from corpora.synthetic.shaped import PAPER_STATISTICS, compare, shape_like
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +22,7 @@ def test_stand_in_matches_the_papers_domain_and_average_length(name, like):
     assert f"{paper.records:,} records" in line and f"{len(ds):,} records" in line
 
 
+@pytest.mark.slow
 def test_records_are_real_records_cut_to_the_kept_items(kosarak):
     ds = shape_like(kosarak, 50, 1.8, seed=3)
     kept = set(ds.vocabulary)
@@ -61,7 +62,7 @@ def test_fitted_stand_in_has_the_papers_records_items_and_average_length(name, l
 def test_poisson_mean_is_corrected_for_the_length_floor():
     import math
 
-    from corpora.shaped import poisson_mean_for
+    from corpora.synthetic.shaped import poisson_mean_for
 
     for avg in (1.5, 2.5, 5.0, 6.5):
         lam = poisson_mean_for(avg)
@@ -76,7 +77,7 @@ def test_registry_lists_the_fitted_stand_ins():
 
 
 def test_stand_ins_are_described_beside_the_papers_statistics():
-    from corpora.shaped import describe_stand_ins
+    from corpora.registry import describe_stand_ins
 
     lines = describe_stand_ins(["kosarak10k", "WV1-shaped", "wv1-shaped", "terrovitis2012-fig2"])
     assert len(lines) == 1 and lines[0].startswith("wv1-shaped: 12,635 records, 497 items")
@@ -86,7 +87,7 @@ def test_stand_ins_are_described_beside_the_papers_statistics():
 def test_a_sweep_prints_its_stand_ins_and_reports_them(tmp_path, capsys):
     import yaml
 
-    from corpora.errors import run_cli
+    from corpora.common.errors import run_cli
     from experiments.run import main
 
     spec = {"name": "s", "datasets": [{"name": "wv1-shaped", "records": 300}], "grid": {"k": 2, "m": 2,

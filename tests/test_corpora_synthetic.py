@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.synthetic import generate_quest, item_names
+from corpora.synthetic.quest import generate_quest, item_names
 
 
 def test_same_seed_same_dataset_other_seed_differs():

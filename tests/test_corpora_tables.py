@@ -5,16 +5,16 @@ release; a header line or a file with another delimiter is read as declared or r
 """
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_runner import run_tool
 
 from corpora import TransactionDataset, from_dataframe, load_dataset
-from corpora.errors import InputError
-from corpora.formats import read_dataset, write_dataset
-from corpora.tabular import header_word, looks_like_header
+from corpora.common.errors import InputError
+from corpora.io.formats import read_dataset, write_dataset
+from corpora.io.headers import header_word, looks_like_header
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,8 +28,8 @@ RECORDS = [["bread", "eggs", "milk"], ["bread", "milk"], ["eggs", "milk"], ["bre
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert args[0] == "-m"
+    return run_tool(args[1], args[2:], cwd=cwd)  # in-process: python -m TOOL ARGS
 
 
 @pytest.fixture()
@@ -155,7 +155,7 @@ def test_parquet_roundtrip_and_long_parquet(tmp_path):
 
 def test_dataframe_api_long_and_lists():
     frame = pd.DataFrame({"user": ["u1", "u1", "u4", "u1"], "item": ["milk", "bread", "milk", "eggs"]})
-    ds = TransactionDataset.from_frame(frame, user="user", item="item")
+    ds = from_dataframe(frame, user="user", item="item")
     assert ds.sorted_records() == [["bread", "eggs", "milk"], ["milk"]]
     assert from_dataframe(frame, user="user") == ds  # item defaults to the column named "item"
     assert "u1" not in ds.vocabulary

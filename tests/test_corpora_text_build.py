@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpora.errors import InputError
-from corpora.text import build_text_dataset, reference_documents, split_parts, write_text_dataset
-from corpora.textbuild import DENSITY_TOLERANCE, density_search, load_preprocessed, rank_by_tfidf
-from corpora.topics import fit_topics, select_by_topics
+from corpora.common.errors import InputError
+from corpora.text.api import build_text_dataset, reference_documents, split_parts, write_text_dataset
+from corpora.text.build import DENSITY_TOLERANCE, density_search, load_preprocessed, rank_by_tfidf
+from corpora.text.topics import fit_topics, select_by_topics
 
 THESIS_DENSITIES = (0.2, 0.3, 0.5, 0.7)
 

@@ -7,14 +7,15 @@ import json
 import pytest
 
 from corpora.__main__ import main as corpora_main
-from corpora.errors import InputError
-from corpora.text_cli import describe_choice, main
+from corpora.cli import run_command
+from corpora.cli.build_text import describe_choice
+from corpora.common.errors import InputError
 
 
 def test_build_text_writes_data_and_metadata_and_prints_summary(tmp_path, capsys):
     out = tmp_path / "lee.jsonl"
-    status = main(["--source", "lee", "--density", "0.3", "--topics", "4", "--select-topics", "0,2",
-                   "--part", "attacked", "--seed", "1", "-o", str(out)])
+    status = run_command("build-text", ["--source", "lee", "--density", "0.3", "--topics", "4", "--select-topics",
+                                        "0,2", "--part", "attacked", "--seed", "1", "-o", str(out)])
     assert status == 0
     text = capsys.readouterr().out
     meta = json.loads((tmp_path / "lee.jsonl.meta.json").read_text())
@@ -69,4 +70,4 @@ def test_missing_output_directory_is_one_line(tmp_path, capsys):
 
 def test_missing_required_option_raises_input_error():
     with pytest.raises(InputError, match="required"):
-        main(["--source", "lee"])
+        run_command("build-text", ["--source", "lee"])

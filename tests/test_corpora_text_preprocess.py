@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpora.preprocess import (
+from corpora.text.preprocess import (
     STOP_WORDS,
     distinct_terms,
     filter_tokens,

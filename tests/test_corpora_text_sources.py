@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from corpora.errors import InputError
-from corpora.textsources import (
+from corpora.common.errors import InputError
+from corpora.text.sources import (
     _clean_news_post,
     _clean_reuters,
     _read_newsgroups,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from corpora.errors import InputError
-from corpora.text import build_text_dataset
-from corpora.textbuild import build_thesis_dataset, select_documents_for_density
+from corpora.common.errors import InputError
+from corpora.text.api import build_text_dataset
+from corpora.text.build import build_thesis_dataset, select_documents_for_density
 
 
 @pytest.mark.parametrize("density", [0.2, 0.3, 0.5, 0.7])
@@ -33,11 +33,11 @@ def test_pipeline_is_a_named_option_and_deterministic() -> None:
 
 
 def test_attacked_documents_stay_out_of_the_reference_part() -> None:
-    from corpora.textbuild import split_parts
+    from corpora.text.build import split_parts
 
     ds = build_thesis_dataset("pool", density=0.3, seed=2)
     for source, position in ds.metadata["documents"]:
-        from corpora.textbuild import load_preprocessed
+        from corpora.text.build import load_preprocessed
 
         _attacked, reference = split_parts(len(load_preprocessed(source)), 2, 0.3)
         assert position not in reference

@@ -1,7 +1,7 @@
 import pytest
 
-from corpora.errors import InputError
-from corpora.toy import TOY_DATASETS, toy_dataset, toy_records
+from corpora.common.errors import InputError
+from corpora.synthetic.toy import TOY_DATASETS, toy_dataset, toy_records
 
 
 def test_names():

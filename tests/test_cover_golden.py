@@ -6,9 +6,9 @@ them (items, supports, which item is covered by which).
 
 import itertools
 
-from anonymizer.release import Cluster, Release
-from anonymizer.verify import km_violations, verify
-from attacks.cover import run_cover_attack
+from anonymizer.evaluation.verify import km_violations, verify
+from anonymizer.model.release import Cluster, Release
+from attacks.cover.detector import run_cover_attack
 
 ONC, CAN, TRE, SE, VOM = "oncologist", "cancer", "treatment", "side effects", "vomiting"
 

@@ -7,12 +7,12 @@ import pytest
 from test_cover_golden import awad_fig1
 from test_safe_golden import awad_truth
 
-from anonymizer.disassociate import disassociate
-from anonymizer.release import save_release, save_truth
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.io.release_files import save_release, save_truth
 from attacks.__main__ import main as attacks_main
-from attacks.knowledge import external_vocabulary, load_knowledge, make_knowledge, save_knowledge
+from attacks.cover.knowledge import external_vocabulary, load_knowledge, make_knowledge, save_knowledge
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
 
 RECORDS = [["a"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d"], ["a", "b", "c", "d"],
            ["a", "b"]]
@@ -117,7 +117,7 @@ def test_cli_on_disassociated_data(tmp_path, capsys):
 
 @pytest.mark.parametrize("found", [True, False])
 def test_weak_attacker_says_in_one_line_when_wordnet_is_missing(tmp_path, capsys, monkeypatch, found):
-    import attacks.knowledge as K
+    import attacks.cover.knowledge as K
 
     words = tuple(f"word{i}" for i in range(40))
     source = "wordnet:/usr/share/wordnet" if found else "glove-6b-vocabulary"

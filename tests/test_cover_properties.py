@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from test_cover_golden import _reconstructions, _valid
 
-from anonymizer.release import Cluster, Release
-from anonymizer.verify import km_violations
-from attacks.cover import run_cover_attack
+from anonymizer.evaluation.verify import km_violations
+from anonymizer.model.release import Cluster, Release
+from attacks.cover.detector import run_cover_attack
 
 TERMS = list("abcdefg")
 sub_records = st.frozensets(st.sampled_from(TERMS), min_size=1, max_size=5)

@@ -16,16 +16,17 @@ import pytest
 from paper_examples import fig2b
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.release import Release, Truth, load_release, load_truth
-from corpora.errors import InputError, run_cli
-from corpora.files import atomic_open, check_output_paths, read_bounded, stale_temp_files, write_text_atomic
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.release import Release, Truth
+from corpora.common.errors import InputError, run_cli
+from corpora.common.files import atomic_open, check_output_paths, read_bounded, stale_temp_files, write_text_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 
 WRITER = textwrap.dedent("""
     import sys, time
-    from corpora.errors import run_cli
-    from corpora.files import atomic_open
+    from corpora.common.errors import run_cli
+    from corpora.common.files import atomic_open
 
     def main(argv):
         with atomic_open(argv[0]) as handle:

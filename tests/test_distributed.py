@@ -7,18 +7,20 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from anonymizer import disassociate
-from anonymizer.distributed import dask_client, plan_dask_run
-from anonymizer.parts import Settings, split_params, split_parts
-from anonymizer.release_writer import merge_parts
-from anonymizer.verify import verify
-from corpora.errors import InputError
-from corpora.formats import read_dataset, write_dataset
-from corpora.synthetic import generate_quest
+from anonymizer.disassociation.distributed import dask_client, plan_dask_run
+from anonymizer.disassociation.parts import split_parts
+from anonymizer.evaluation.verify import verify
+from anonymizer.io.json_writer import merge_parts
+from anonymizer.model.params import DisassociationParams
+from corpora.common.errors import InputError
+from corpora.io.formats import read_dataset, write_dataset
+from corpora.synthetic.quest import generate_quest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,9 +38,10 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _dask_release(client: object, path: Path, s: Settings, depth: int, seed: int, blocksize: int) -> tuple:
-    run = plan_dask_run(client, str(path), s, depth, seed, blocksize=blocksize)
-    release, truth = merge_parts(((r.release, r.truth) for r in run.results), split_params(s, depth), seed,
+def _dask_release(client: object, path: Path, s: DisassociationParams, depth: int, seed: int, blocksize: int) -> tuple:
+    s = replace(s, split_depth=depth)
+    run = plan_dask_run(client, str(path), s, seed, blocksize=blocksize)
+    release, truth = merge_parts(((r.release, r.truth) for r in run.results), s.to_json(), seed,
                                  seed if s.safe else None)
     return run, release, truth
 
@@ -51,7 +54,7 @@ def _dask_release(client: object, path: Path, s: Settings, depth: int, seed: int
 ])
 def test_dask_equals_single_process(client: object, data: Path, depth: int, blocksize: int, horpart: str,
                                     verpart: str, safe: bool) -> None:
-    s = Settings(3, 2, 15, horpart, verpart, True, safe)
+    s = DisassociationParams(3, 2, 15, horpart, verpart, True, safe)
     run, release, truth = _dask_release(client, data, s, depth, 2024, blocksize)
     local, local_truth = disassociate(read_dataset(data), 3, 2, 15, horpart=horpart, verpart=verpart, seed=2024,
                                       split_depth=depth, safe=safe)
@@ -67,6 +70,7 @@ def test_dask_equals_single_process(client: object, data: Path, depth: int, bloc
     assert run.supports == read_dataset(data).supports()  # the global supports, counted on the workers
 
 
+@pytest.mark.slow
 def test_cli_dask_writes_the_local_bytes(tmp_path: Path, data: Path) -> None:
     outputs = []
     for executor in ("local", "dask"):
@@ -82,21 +86,21 @@ def test_cli_dask_writes_the_local_bytes(tmp_path: Path, data: Path) -> None:
 
 
 def test_dask_refuses_what_it_cannot_cut(client: object, tmp_path: Path) -> None:
-    s = Settings(2, 2, 5)
+    s = DisassociationParams(2, 2, 5)
     renamed = tmp_path / "renamed.txt"
     renamed.write_text("@ITEM=1=milk\n1 2\n1 3\n2 3\n")
     with pytest.raises(InputError, match="@ITEM"):
-        plan_dask_run(client, str(renamed), s, 1, 1)
+        plan_dask_run(client, str(renamed), replace(s, split_depth=1), 1)
     with pytest.raises(InputError, match="no such file"):
-        plan_dask_run(client, str(tmp_path / "missing.txt"), s, 1, 1)
+        plan_dask_run(client, str(tmp_path / "missing.txt"), replace(s, split_depth=1), 1)
     gz = tmp_path / "d.txt.gz"
     gz.write_bytes(b"")
     with pytest.raises(InputError, match="uncompressed"):
-        plan_dask_run(client, str(gz), s, 1, 1)
+        plan_dask_run(client, str(gz), replace(s, split_depth=1), 1)
     few = tmp_path / "few.txt"
     few.write_text("a\n")
     with pytest.raises(InputError, match="fewer than k"):
-        plan_dask_run(client, str(few), s, 1, 1)
+        plan_dask_run(client, str(few), replace(s, split_depth=1), 1)
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -125,7 +129,7 @@ def test_dask_tiny_releases_pass_the_exhaustive_oracle(client: object, tmp_path:
     for trial in range(6):
         path = tmp_path / f"tiny{trial}.txt"
         path.write_text("".join(" ".join(sorted(rng.sample("abcdef", rng.randint(1, 3)))) + "\n" for _ in range(12)))
-        s = Settings(2, 2, 4, "original", "original", True, trial % 2 == 1)
+        s = DisassociationParams(2, 2, 4, "original", "original", True, trial % 2 == 1)
         _, release, truth = _dask_release(client, path, s, 2, trial, 16)
         rel, tru = json.loads(release.to_json()), json.loads(truth.to_json())
         try:

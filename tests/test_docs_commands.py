@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
@@ -145,6 +147,7 @@ def test_the_run_list_is_documented():
     assert sorted(set(RUN) - documented) == []
 
 
+@pytest.mark.slow
 def test_representative_commands_run_as_documented(tmp_path):
     for name in ("docs", "tests", "sweep.yaml", "experiments"):
         (tmp_path / name).symlink_to(ROOT / name)

@@ -6,6 +6,8 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
@@ -15,6 +17,7 @@ def python_blocks(path: Path) -> list[str]:
     return FENCE.findall(path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_python_api_page_runs(tmp_path):
     blocks = python_blocks(ROOT / "docs" / "python-api.md")
     assert len(blocks) >= 5

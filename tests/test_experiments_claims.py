@@ -3,7 +3,8 @@
 import pandas as pd
 import pytest
 
-from experiments.claims import Claim, claims_table, evaluate_claim, main, update_readme
+from experiments.claims import main
+from experiments.report.claims import Claim, claims_table, evaluate_claim, update_readme
 
 
 def rows(values_by_x, metric="pem", dataset="BMS1"):
@@ -54,9 +55,9 @@ def test_readme_blocks_are_filled_from_the_results(tmp_path, capsys):
 def test_claims_in_a_sweep_file_are_validated_and_reported(tmp_path):
     import yaml
 
-    from corpora.errors import InputError
+    from corpora.common.errors import InputError
     from experiments.run import main as run_main
-    from experiments.schema import parse_sweep
+    from experiments.sweep.schema import parse_sweep
 
     spec = {"name": "claimed", "datasets": [{"name": "terrovitis2012-fig2", "grid": {"k": 2,
                                                                                   "max_cluster_size": [4, 6]}}],
@@ -99,8 +100,8 @@ def test_controls_and_explaining_metrics_are_measured_from_the_table():
 
 
 def test_controls_and_explain_are_validated():
-    from corpora.errors import InputError
-    from experiments.schema import parse_sweep
+    from corpora.common.errors import InputError
+    from experiments.sweep.schema import parse_sweep
 
     base = {"name": "s", "datasets": ["terrovitis2012-fig2"], "grid": {"k": 2, "m": 2, "max_cluster_size": 4},
             "metrics": ["clusters", "linkable_chunk_share"]}

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpora.errors import run_cli
-from experiments.grid import expand_runs
+from corpora.common.errors import run_cli
 from experiments.run import main
-from experiments.schema import load_sweep
+from experiments.sweep.grid import expand_runs
+from experiments.sweep.schema import load_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -97,7 +97,7 @@ def test_shipped_sweeps_validate(name):
 def test_sweep_attackers_know_real_records(tmp_path, monkeypatch):
     """Barakat2016 section 6: the moderate attacker knows 2-combinations of a strict subset of the
     real records D, the strong one of every record; a sweep has the truth and must use it."""
-    import attacks.knowledge as K
+    import attacks.cover.knowledge as K
 
     sources = []
     real = K.make_knowledge
@@ -150,7 +150,7 @@ def test_figure_7d_windows_give_rank_rows_on_one_dataset_only(tmp_path, capsys):
 
 def test_pem_is_its_ceiling_times_the_covered_share_of_linkable_chunks():
     """PEM (Awad2019 3.3) = linkable_chunk_share x pem_of_linkable, measured on one run."""
-    from experiments.tasks import run_task
+    from experiments.sweep.task import run_task
 
     config = {"dataset": {"names": ["synthetic:records=1500,domain=80,avg_length=6,seed=2"], "label": "s",
                           "records": None, "density": None, "text": None},

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpora.errors import InputError, run_cli
-from experiments.guard import results_lock
+from corpora.common.errors import InputError, run_cli
 from experiments.run import main
-from experiments.runner import run_sweep
-from experiments.schema import LIMITS, load_sweep, parse_sweep
+from experiments.sweep.guard import results_lock
+from experiments.sweep.runner import run_sweep
+from experiments.sweep.schema import LIMITS, load_sweep, parse_sweep
 
 HEAD = "name: lim\ndatasets: [terrovitis2012-fig2]\n"
 
@@ -126,19 +126,19 @@ def test_memory_error_is_one_line(tmp_path, capsys, monkeypatch) -> None:
     it is the run's recorded error."""
     import numpy as np
 
-    import experiments.tasks
+    import experiments.sweep.task
 
     def greedy(ds, base_dir="."):
         return np.ones(1 << 62, dtype=np.uint8)  # 4 EiB: numpy refuses with MemoryError
 
-    monkeypatch.setattr(experiments.tasks, "resolve_dataset_label", greedy)
+    monkeypatch.setattr(experiments.sweep.task, "resolve_dataset_label", greedy)
     path = tmp_path / "sweep.yaml"
     path.write_text(HEAD, encoding="utf-8")
     assert run_cli(main, [str(path), "--results", str(tmp_path / "r")]) == 2
     line = _one_line(capsys.readouterr().err)
     assert line.startswith("error: out of memory (Unable to allocate") and "smaller input" in line
     assert not (tmp_path / "r").exists()
-    from experiments.runner import execute_run
+    from experiments.sweep.runner import execute_run
 
     record = execute_run(lambda config: greedy(None), "key", {})
     assert record["status"] == "error" and record["error"].startswith("MemoryError: out of memory (Unable")
@@ -192,6 +192,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_workers_die_when_the_sweep_is_killed(tmp_path) -> None:
     """SIGKILL to the main process of a 2-job sweep: its workers are gone within a few seconds."""
@@ -203,15 +204,15 @@ def test_workers_die_when_the_sweep_is_killed(tmp_path) -> None:
     script.write_text(textwrap.dedent(f"""
         import os, sys, time
         from pathlib import Path
-        import experiments.tasks
+        import experiments.sweep.task
 
         def sleepy(config):
             Path({str(tmp_path)!r}, "pids", str(os.getpid())).write_text("")
             time.sleep(60)
             return []
 
-        experiments.tasks.run_task = sleepy
-        from corpora.errors import run_cli
+        experiments.sweep.task.run_task = sleepy
+        from corpora.common.errors import run_cli
         from experiments.run import main
         sys.exit(run_cli(main, sys.argv[1:]))
     """), encoding="utf-8")

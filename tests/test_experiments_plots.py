@@ -6,9 +6,9 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.grid import RUN_PARAMS
-from experiments.plots import _draw, aggregate, bootstrap_interval, figure
-from experiments.schema import PlotSpec
+from experiments.report.plots import _draw, aggregate, bootstrap_interval, figure
+from experiments.sweep.grid import RUN_PARAMS
+from experiments.sweep.schema import PlotSpec
 
 
 def frame(values_by_x, metric="pem", method="disassociation"):

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpora.errors import InputError, run_cli
-from experiments import runner as runner_mod
-from experiments.grid import expand_runs, parse_only
-from experiments.runner import execute_run, read_results, run_sweep, write_results_csv
-from experiments.schema import load_sweep, parse_sweep
+from corpora.common.errors import InputError, run_cli
+from experiments.sweep import runner as runner_mod
+from experiments.sweep.grid import expand_runs, parse_only
+from experiments.sweep.runner import execute_run, read_results, run_sweep, write_results_csv
+from experiments.sweep.schema import load_sweep, parse_sweep
 
 SWEEP = {
     "name": "fake",
@@ -118,6 +118,7 @@ def test_rerun_uses_the_cache_and_gives_the_same_bytes(tmp_path):
     assert third.runs_executed == 6 and table(third.csv_path) == before_table
 
 
+@pytest.mark.slow
 def test_resume_after_a_killed_sweep(tmp_path):
     """Kill the sweep process (SIGKILL) in the middle, rerun: same rows as an uninterrupted sweep."""
     spec_path = tmp_path / "sweep.yaml"
@@ -126,8 +127,8 @@ def test_resume_after_a_killed_sweep(tmp_path):
     script.write_text(textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from experiments.runner import run_sweep
-        from experiments.schema import load_sweep
+        from experiments.sweep.runner import run_sweep
+        from experiments.sweep.schema import load_sweep
         import test_experiments_runner as T
         run_sweep(load_sweep(sys.argv[1]), results_root=sys.argv[2], task=T.fake_task, plots=False)
     """), encoding="utf-8")
@@ -292,6 +293,7 @@ def slow_task(config):
     return [{"metric": "clusters", "value": config["k"] + config["seed"], "method": "disassociation"}]
 
 
+@pytest.mark.slow
 def test_sigterm_stops_workers_and_the_sweep_resumes(tmp_path):
     """SIGTERM to ``python -m experiments.run --jobs 2``: exit 130, no orphan worker, table written, resumable."""
     import time
@@ -304,10 +306,10 @@ def test_sigterm_stops_workers_and_the_sweep_resumes(tmp_path):
     script.write_text(textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
-        import experiments.tasks
+        import experiments.sweep.task
         import test_experiments_runner as T
-        experiments.tasks.run_task = T.slow_task
-        from corpora.errors import run_cli
+        experiments.sweep.task.run_task = T.slow_task
+        from corpora.common.errors import run_cli
         from experiments.run import main
         sys.exit(run_cli(main, sys.argv[1:]))
     """), encoding="utf-8")

@@ -9,9 +9,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpora.errors import InputError
-from experiments.grid import expand_points, expand_runs, filter_runs, parse_only, run_key
-from experiments.schema import KExpr, load_sweep, parse_sweep
+from corpora.common.errors import InputError
+from experiments.sweep.grid import expand_points, expand_runs, filter_runs, parse_only, run_key
+from experiments.sweep.schema import KExpr, load_sweep, parse_sweep
 
 BASE = {
     "name": "unit",
@@ -55,7 +55,7 @@ def test_unknown_nested_key_has_its_path():
     msg = error_of(sweep(plots=[{"metric": "pem", "x": "k"}, {"metric": "pem", "x": "m", "grop_by": "method"}]))
     assert "plots[1].grop_by: unknown key (did you mean 'group_by'?)" in msg
     msg = error_of(sweep(attacks={"cover": {"atackers": ["strong"]}}))
-    assert "attacks.cover.atackers" in msg
+    assert "attacks.cover.detector.atackers" in msg
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_other_section_errors():
     assert "datasets[0].density: 1.5 is impossible" in error_of(sweep(datasets=[{"text": "lee", "density": 1.5}]))
     assert "datasets[0].records: 0 is impossible" in error_of(sweep(datasets=[{"name": "x", "records": 0}]))
     assert "declared twice" in error_of(sweep(datasets=["a", "a"]))
-    assert "attacks.cover.attackers[0]: 'strnog' is not allowed (did you mean 'strong'?)" in error_of(
+    assert "attacks.cover.detector.attackers[0]: 'strnog' is not allowed (did you mean 'strong'?)" in error_of(
         sweep(attacks={"cover": {"attackers": ["strnog"]}}))
     assert "attacks.semantic.selectors[0]: 'ABB'" in error_of(
         sweep(datasets=[{"text": "lee"}], attacks={"semantic": {"selectors": ["ABB"]}}))
@@ -258,7 +258,7 @@ def test_flat_zip_group_paths():
 
 
 def test_a_dataset_may_record_fewer_metrics_with_its_own_seeds():
-    from experiments.grid import expand_runs
+    from experiments.sweep.grid import expand_runs
 
     spec = parse_sweep({"name": "s", "datasets": [
         {"name": "terrovitis2012-fig2", "label": "small", "metrics": ["clusters"], "seeds": [7]},

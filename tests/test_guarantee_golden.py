@@ -13,11 +13,11 @@ import numpy as np
 from guarantee_search import Case, judge, release_of
 from reconstruction_oracle import analyse, guarantee1_violations
 
-from anonymizer.disassociate import disassociate
-from anonymizer.refine import JointPlan, SharedChunk, restore_lemma2
-from anonymizer.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
-from anonymizer.safe import safe_disassociate_report
-from anonymizer.verpart import partition_clusters
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.disassociation.refine import JointPlan, SharedChunk, restore_lemma2
+from anonymizer.disassociation.safe import safe_disassociate_report
+from anonymizer.disassociation.verpart import partition_clusters
+from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
 from corpora.dataset import TransactionDataset
 
 REFINE_CASE = Case((("b",), ("b",), ("a", "c"), ("c",), ("a",), ("a",)), 2, 2, 5, "adding", "strict", True, False, 16)

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reconstruction_oracle import TooLarge
 
-from anonymizer.horpart import HORPART_STRATEGIES
-from anonymizer.safe import TARGETS
-from anonymizer.verpart import VERPART_STRATEGIES
+from anonymizer.disassociation.horpart import HORPART_STRATEGIES
+from anonymizer.disassociation.safe import TARGETS
+from anonymizer.disassociation.verpart import VERPART_STRATEGIES
 
 
 @st.composite

@@ -21,15 +21,16 @@ from hypothesis import strategies as st
 from tqdm import tqdm
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.cli import write_published_and_secret
-from anonymizer.disassociate import disassociate
-from anonymizer.release import Release, Truth, load_release, load_truth
-from anonymizer.release_parquet import write_parquet_and_secret
-from anonymizer.release_writer import ReleaseWriter, release_digest, write_release_and_truth
+from anonymizer.cli.common import write_published_and_secret
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.io.json_writer import ReleaseWriter, release_digest, write_release_and_truth
+from anonymizer.io.parquet import write_parquet_and_secret
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.release import Release, Truth
 from attacks.__main__ import main as attacks_main
-from corpora import files
 from corpora.__main__ import main as corpora_main
-from corpora.errors import InputError
+from corpora.common import files
+from corpora.common.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS = [["a", "b", "c"], ["a", "b", "d"], ["a", "c", "d"], ["b", "c", "d"], ["a", "b"], ["b", "c"], ["a", "d"],

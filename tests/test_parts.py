@@ -1,5 +1,5 @@
 """Split runs (issue 14): HORPART's first splits computed over the whole dataset, then every part
-disassociated on its own (anonymizer/parts.py), streamed into one release (release_writer.py)."""
+disassociated on its own (anonymizer/disassociation/parts.py), streamed into one release (release_writer.py)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,16 @@ from hypothesis import strategies as st
 from reconstruction_oracle import TooLarge, guarantee1_violations, is_valid_reconstruction, truth_records
 
 from anonymizer import disassociate
-from anonymizer.horpart import horpart
-from anonymizer.parts import Settings, choose_split, run_parts, split_parts
-from anonymizer.release import load_release, load_truth
-from anonymizer.seeds import part_seed
-from anonymizer.verify import verify
+from anonymizer.disassociation.horpart import horpart
+from anonymizer.disassociation.parts import choose_split, split_parts
+from anonymizer.disassociation.pipeline import run_parts
+from anonymizer.evaluation.verify import verify
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.params import DisassociationParams
+from corpora.common.seeds import part_seed
 from corpora.dataset import TransactionDataset
-from corpora.formats import read_dataset, write_dataset
-from corpora.synthetic import generate_quest
+from corpora.io.formats import read_dataset, write_dataset
+from corpora.synthetic.quest import generate_quest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -157,7 +159,7 @@ def test_cli_streams_the_same_bytes_as_the_api(tmp_path: Path, quest: Transactio
 
 def test_run_parts_yields_parts_in_order(quest: TransactionDataset) -> None:
     parts = split_parts(quest, 2, 3, 20)
-    results = list(run_parts(quest, parts, Settings(3, 2, 20), seed=1, progress=False))
+    results = list(run_parts(quest, parts, DisassociationParams(3, 2, 20), seed=1, progress=False))
     assert [r.index for r in results] == list(range(len(parts)))
     assert sum(r.release.n_records for r in results) == len(quest)
 

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from test_docs_commands import ROOT, _files, commands_in
 
 README = ROOT / "README.md"
@@ -158,6 +159,7 @@ def test_skipped_outputs_are_not_needed():
     assert all((ROOT / shipped).is_file() for shipped in STAND_INS.values())
 
 
+@pytest.mark.slow
 def test_the_tour_runs_in_order(tmp_path):
     commands = tour_commands()
     links = {"docs", "tests", "sweep.yaml", "experiments"}

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from reconstruction_oracle import analyse, is_valid_reconstruction, release_dict
 from release_strategies import per_cluster, tiny_releases
 
-from anonymizer.reconstruct import reconstruct
-from anonymizer.release import Release
-from corpora.errors import InputError
+from anonymizer.evaluation.reconstruct import reconstruct
+from anonymizer.model.release import Release
+from corpora.common.errors import InputError
 
 
 def check_against_oracle(obj: dict, seeds, term_rule: str = "one") -> bool:
@@ -28,6 +28,7 @@ def check_against_oracle(obj: dict, seeds, term_rule: str = "one") -> bool:
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(obj=tiny_releases(), seed=st.integers(0, 2**20))
 def test_sampler_finds_a_valid_reconstruction_whenever_one_exists(obj, seed):

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from paper_examples import fig2b
 
-from anonymizer.reconstruct import reconstruct, reconstruct_many
-from anonymizer.release import Cluster, JointCluster, Release
-from corpora.errors import InputError
+from anonymizer.evaluation.reconstruct import reconstruct, reconstruct_many
+from anonymizer.model.release import Cluster, JointCluster, Release
+from corpora.common.errors import InputError
 
 
 @st.composite

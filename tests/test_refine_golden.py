@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from anonymizer.refine import (
+from anonymizer.disassociation.refine import (
     JointPlan,
     SharedChunk,
     build_shared_chunks,
@@ -20,11 +20,11 @@ from anonymizer.refine import (
     refine,
     refining_criterion,
 )
-from anonymizer.verpart import VerticalPartition as VP
-from anonymizer.verpart import is_km_anonymous
+from anonymizer.disassociation.verpart import VerticalPartition as VP
+from anonymizer.disassociation.verpart import is_km_anonymous
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.toy import toy_dataset, toy_records
+from corpora.synthetic.toy import toy_dataset, toy_records
 
 
 def part(records: list[int], chunk_terms: list[list[str]], term_chunk: list[str]) -> VP:

@@ -4,7 +4,7 @@ For random datasets and partitions: every shared chunk satisfies Property 1 (Ter
 section 5; checked with itertools, not with the module's own tests), every term occurrence that a
 joint takes out of a term chunk appears exactly once in one of its shared chunks, plans refer
 only to earlier plans, no cluster is a child twice, and the result is deterministic. With a
-brute-force VERPART as input, the built release passes :func:`anonymizer.verify.verify`.
+brute-force VERPART as input, the built release passes :func:`anonymizer.evaluation.verify.verify`.
 """
 
 from __future__ import annotations
@@ -14,15 +14,16 @@ import random
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import build_release as publish
-from anonymizer.refine import JointPlan, build_shared_chunks, refine, restore_lemma2
-from anonymizer.release import Cluster, JointCluster, Release
-from anonymizer.verify import verify
-from anonymizer.verpart import VerticalPartition as VP
-from anonymizer.verpart import partition_clusters
+from anonymizer.disassociation.pipeline import build_release as publish
+from anonymizer.disassociation.refine import JointPlan, build_shared_chunks, refine, restore_lemma2
+from anonymizer.disassociation.verpart import VerticalPartition as VP
+from anonymizer.disassociation.verpart import partition_clusters
+from anonymizer.evaluation.verify import verify
+from anonymizer.model.release import Cluster, JointCluster, Release
 from corpora.dataset import TransactionDataset
 
 # --------------------------------------------------------------------------- brute-force helpers
@@ -221,6 +222,7 @@ def test_random_partitions_keep_every_invariant(seed: int, n: int, vocab: int, k
     assert refine(ds, parts, k, m) == plans  # deterministic
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 50), vocab=st.integers(3, 10),
        k=st.integers(2, 3), m=st.integers(1, 3))
@@ -291,9 +293,9 @@ def test_random_inputs_do_form_nested_joints() -> None:
 
 def test_real_verpart_on_synthetic_data_verifies() -> None:
     """REFINE on the project's HORPART + VERPART output (Quest-like data) keeps every invariant."""
-    from anonymizer.horpart import horpart
-    from anonymizer.verpart import partition_clusters
-    from corpora.synthetic import generate_quest
+    from anonymizer.disassociation.horpart import horpart
+    from anonymizer.disassociation.verpart import partition_clusters
+    from corpora.synthetic.quest import generate_quest
 
     ds = generate_quest(1500, 300, 6.0, seed=3)
     for k, m in [(3, 2), (4, 3)]:

@@ -19,26 +19,27 @@ from release_strategies import tiny_releases
 from test_core_release import FIG2B as CORE_FIG2B
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.disassociate import disassociate
-from anonymizer.release import Release, load_release, load_truth, save_release, save_truth
-from anonymizer.release_arrays import ArrayRelease, arrays_of, from_release, validate
-from anonymizer.release_json_fast import arrays_from_json_bytes, json_depth
-from anonymizer.release_parquet import (
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.disassociation.safe import safe_disassociate
+from anonymizer.evaluation.verify import verify, verify_file
+from anonymizer.io.json_fast import arrays_from_json_bytes, json_depth
+from anonymizer.io.parquet import (
     METADATA_KEY,
     read_release_parquet,
     release_table,
     save_release_parquet,
 )
-from anonymizer.safe import safe_disassociate
-from anonymizer.truth_parquet import TRUTH_METADATA_KEY, save_truth_parquet, truth_table
-from anonymizer.verify import verify, verify_file
-from attacks.cover import run_cover_attack
-from attacks.cover_cli import main as cover_main
-from attacks.cover_problem import flatten
-from attacks.knowledge import make_knowledge
-from corpora.errors import InputError
-from corpora.files import parse_json
-from corpora.synthetic import generate_quest
+from anonymizer.io.release_files import load_release, load_truth, save_release, save_truth
+from anonymizer.io.truth_parquet import TRUTH_METADATA_KEY, save_truth_parquet, truth_table
+from anonymizer.model.arrays import validate
+from anonymizer.model.release import Release
+from attacks.__main__ import main as attacks_main
+from attacks.cover.detector import run_cover_attack
+from attacks.cover.knowledge import make_knowledge
+from attacks.cover.problem import flatten
+from corpora.common.errors import InputError
+from corpora.common.files import parse_json
+from corpora.synthetic.quest import generate_quest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,9 +47,9 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(autouse=True)
 def _fast_reader_for_small_files(monkeypatch):
     """The fast JSON reader takes these tiny files too (it leaves files below 4 MiB to json.loads)."""
-    import anonymizer.release_json_fast
+    import anonymizer.io.json_fast
 
-    monkeypatch.setattr(anonymizer.release_json_fast, "MIN_FAST_BYTES", 0)
+    monkeypatch.setattr(anonymizer.io.json_fast, "MIN_FAST_BYTES", 0)
 
 FIG2B = {  # Terrovitis2012 Figure 2b (test_core_release), with a joint cluster holding a non-ASCII term
     **CORE_FIG2B,
@@ -77,8 +78,8 @@ def _forms(tmp_path: Path, obj: dict) -> tuple[Release, Release, Release]:
 
 def test_fig2b_in_every_form(tmp_path):
     reference, fast, columnar = _forms(tmp_path, FIG2B)
-    assert isinstance(fast, ArrayRelease) and isinstance(columnar, ArrayRelease)
-    assert arrays_of(columnar) is not None
+    assert fast.validated and columnar.validated  # read into arrays, checked by validate
+    assert columnar.has_arrays
     assert columnar.n_records == 10 and columnar.terms() == reference.terms()
     assert repr(columnar) == repr(reference)
     assert _report(columnar) == _report(reference) == _report(fast)
@@ -121,16 +122,17 @@ def test_flat_index_from_arrays_equals_the_one_from_objects(tmp_path):
     for name in a.__dataclass_fields__:
         x, y = getattr(a, name), getattr(b, name)
         assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), name
-    assert flatten(columnar) is b  # cached on the release
+    assert not hasattr(columnar, "cache")  # the index is returned, never written into the release
 
 
-def test_objects_built_on_first_use_replace_the_arrays(tmp_path):
-    _, _, columnar = _forms(tmp_path, FIG2B)
-    flatten(columnar)
-    columnar.clusters[0].record_chunks.pop()  # a change the arrays do not know about
-    assert arrays_of(columnar) is None and not columnar.cache
-    assert flatten(columnar).n_chunks == 2
-    assert columnar.n_records == 10 and "sony tv" not in columnar.terms()
+def test_objects_built_on_first_use_join_the_arrays(tmp_path):
+    reference, _, columnar = _forms(tmp_path, FIG2B)
+    flat = flatten(columnar)
+    assert columnar.clusters == reference.clusters and columnar.has_arrays  # two faces of one value
+    with pytest.raises(AttributeError):
+        columnar.clusters = []  # a release never changes
+    assert flatten(columnar).n_chunks == flat.n_chunks == 3
+    assert columnar.n_records == 10 and "sony tv" in columnar.terms()
 
 
 def test_knowledge_of_every_attacker_is_the_same_for_every_form(tmp_path):
@@ -230,7 +232,7 @@ def test_a_release_whose_old_params_hold_a_seed_is_refused(tmp_path):
 
 
 def test_validate_refuses_arrays_of_the_wrong_kind():
-    arrays = from_release(Release.from_dict(FIG2B))
+    arrays = Release.from_dict(FIG2B).arrays
     arrays.sub_terms = arrays.sub_terms.astype(np.int64)
     with pytest.raises(InputError, match="sub_terms"):
         validate(arrays)
@@ -355,7 +357,7 @@ def test_a_truth_file_converts_both_ways_without_loss(tmp_path, safe):
     for r, t in (("r.json", "t.json"), ("r.parquet", "t.parquet")):
         out = tmp_path / f"{r}.out"
         with open(out, "w", encoding="utf-8") as handle, contextlib.redirect_stdout(handle):
-            assert cover_main([str(tmp_path / r), "--truth", str(tmp_path / t), "--json"]) == 0
+            assert attacks_main(["cover", str(tmp_path / r), "--truth", str(tmp_path / t), "--json"]) == 0
         found = json.loads(out.read_text())
         found.pop("seconds")
         found.pop("knowledge_seconds")

@@ -5,19 +5,19 @@ import json
 import pytest
 from test_cover_golden import _reconstructions, awad_fig1
 
-from anonymizer.release import Cluster, ClusterTruth, Release, Truth
-from anonymizer.safe import (
+from anonymizer.disassociation.safe import (
     chunk_cover,
     partial_suppression,
     preconditions_hold,
     safe_disassociate,
     safe_disassociate_report,
 )
-from anonymizer.safe_metrics import published_supports, rae, rlm
-from anonymizer.verify import verify
-from attacks.cover import run_cover_attack
+from anonymizer.evaluation.safe_metrics import published_supports, rae, rlm
+from anonymizer.evaluation.verify import verify
+from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
+from attacks.cover.detector import run_cover_attack
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
 
 ABCD = ("a", "b", "c", "d")
 

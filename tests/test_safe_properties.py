@@ -7,12 +7,12 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import disassociate
-from anonymizer.release import Cluster, ClusterTruth, Release, Truth
-from anonymizer.safe import TARGETS, chunk_cover, safe_disassociate_report
-from anonymizer.safe_metrics import rlm
-from anonymizer.verify import verify
-from attacks.cover import run_cover_attack
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.disassociation.safe import TARGETS, chunk_cover, safe_disassociate_report
+from anonymizer.evaluation.safe_metrics import rlm
+from anonymizer.evaluation.verify import verify
+from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
+from attacks.cover.detector import run_cover_attack
 from corpora.dataset import TransactionDataset
 
 TERMS = [f"t{i}" for i in range(9)]

@@ -17,9 +17,9 @@ import pytest
 from test_semantic_cli import _files
 
 from attacks.__main__ import main as attacks_main
-from attacks.ngd import WebConfig, WebCountBackend
-from attacks.scorers import embeddings_format, load_embeddings
-from corpora.errors import InputError
+from attacks.semantic.embeddings import embeddings_format, load_embeddings
+from attacks.semantic.web_counts import WebConfig, WebCountBackend
+from corpora.common.errors import InputError
 
 
 class _Payload:
@@ -83,9 +83,11 @@ def test_a_real_kv_file_loads_only_when_trusted(tmp_path) -> None:
 
 
 def test_the_help_says_why_pickles_need_trust(capsys) -> None:
-    from attacks.semantic_cli import build_parser
+    import attacks.cli.semantic as command
+    from attacks.__main__ import TOOL
+    from corpora.common.cli import command_parser
 
-    text = " ".join(build_parser().format_help().split())
+    text = " ".join(command_parser(TOOL, "semantic", command).format_help().split())
     assert "--trust-pickle" in text and "runs any code" in text
 
 

@@ -5,7 +5,7 @@ records in every partially suppressed chunk and reshuffles the chunk. Whoever kn
 replay the random draws with the public code and read off which listed sub-records are the
 ghosts. The attacker here holds the public code and the release, plus (to make the attacker
 stronger than a real one) the list of chunks that received ghosts, in release order. For a
-candidate seed it replays :func:`anonymizer.safe.safe_disassociate_report`'s draws chunk by chunk
+candidate seed it replays :func:`anonymizer.disassociation.safe.safe_disassociate_report`'s draws chunk by chunk
 (the item partition, the rows, the ghost of every item, the reshuffle) and predicts as ghosts the
 two listed positions that the reshuffle took from the end of the chunk. With the right seed this
 finds every ghost (checked on a release made with a known seed); on a release made with the
@@ -22,13 +22,14 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from anonymizer.cli import main as anonymizer_main
-from anonymizer.disassociate import disassociate
-from anonymizer.release import Release, Truth, load_release, load_truth
-from anonymizer.safe import safe_disassociate_report
-from anonymizer.seeds import SEED_BITS, generator
-from corpora.errors import InputError
-from corpora.formats import write_dataset
+from anonymizer.cli.anonymize import main as anonymizer_main
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.disassociation.safe import safe_disassociate_report
+from anonymizer.io.release_files import load_release, load_truth
+from anonymizer.model.release import Release, Truth
+from corpora.common.errors import InputError
+from corpora.common.seeds import SEED_BITS, generator
+from corpora.io.formats import write_dataset
 from corpora.registry import load_dataset
 
 N_RECORDS, K, M, DELTA = 600, 3, 2, 10

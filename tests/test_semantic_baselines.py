@@ -10,19 +10,15 @@ from gensim.test.utils import datapath
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import disassociate
-from attacks.scorers import ConstantScorer, EmbeddingScorer
-from attacks.selectors import spread_anchors
-from attacks.semantic import run_semantic_attack
-from attacks.semantic_metrics import (
-    _evaluate_one,
-    _paired_differences,
-    _Supports,
-    blind_attack,
-    evaluate_semantic,
-    match_records,
-    oracle_reconstruction,
-)
+from anonymizer.disassociation.pipeline import disassociate
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.baselines import blind_attack, oracle_reconstruction
+from attacks.semantic.matching import match_records
+from attacks.semantic.measures import Supports
+from attacks.semantic.metrics import _evaluate_one, evaluate_semantic
+from attacks.semantic.report import paired_differences
+from attacks.semantic.scorers import ConstantScorer, EmbeddingScorer
+from attacks.semantic.selectors import spread_anchors
 from corpora.dataset import TransactionDataset
 
 KV = KeyedVectors.load_word2vec_format(datapath("test_glove.txt"), no_header=True)
@@ -99,9 +95,9 @@ def test_paired_interval_uses_the_same_records_and_seed() -> None:
     # pairing: a method against itself differs by exactly 0, with a zero-width interval
     outcomes = match_records(attack, release, truth)
     recs = [frozenset(r) for r in ds]
-    _rows, data = _evaluate_one(outcomes, recs, _Supports(recs), 2, 2, ["record", "term", "overall"], None,
+    _rows, data = _evaluate_one(outcomes, recs, Supports(recs), 2, 2, ["record", "term", "overall"], None,
                                 "ABA", 4, 0)
-    same = _paired_differences(data, data, "ABA", "ABA", seed=4, bootstrap=200)
+    same = paired_differences(data, data, "ABA", "ABA", seed=4, bootstrap=200)
     assert all(x.value == 0.0 and x.lo == 0.0 and x.hi == 0.0 for x in same if not math.isnan(x.value))
     js = m1.as_json()
     assert set(js["difference_vs_random"]["accuracy"]["overall"]) == {"value", "lo", "hi", "n"}
@@ -116,7 +112,7 @@ def test_spread_anchors_prefers_distinct_contents() -> None:
 
 
 def test_word_movers_distance_agrees_with_gensim() -> None:
-    from attacks.semantic_metrics import word_movers_distance
+    from attacks.semantic.metrics import word_movers_distance
 
     rng = np.random.default_rng(1)
     for _ in range(40):

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.release import Cluster, ClusterTruth, Release, Truth
-from attacks.semantic import ClusterReconstruction, SemanticResult, run_semantic_attack
-from attacks.semantic_metrics import _build_records_skipping_ghosts, evaluate_semantic, match_records
+from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.matching import match_records
+from attacks.semantic.metrics import evaluate_semantic
+from attacks.semantic.result import ClusterReconstruction, SemanticResult, fill_records
 
 # four records, all with the C_1 sub-record (a, b): one class of four identical anchors
 ORIGINAL = [{"a", "b", "x", "y", "v"}, {"a", "b", "z", "u"}, {"a", "b", "w"}, {"a", "b", "t"}]
@@ -26,7 +28,7 @@ def _result(release: Release, record_assignment: list[list[int]], term_assignmen
     anchors += [()] * (cluster.size - len(anchors))
     rec = ClusterReconstruction(cluster.id, anchors, len(cluster.record_chunks[0]), record_assignment, term_assignment)
     result = SemanticResult(selector="hand", chunks="both", scorer="none", seed=0, clusters=[rec])
-    _build_records_skipping_ghosts(release, result)
+    fill_records(release, result)
     return result
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from test_semantic_golden import DATA, ORIGINAL, RECONSTRUCTED, example_release, example_truth
 
-from anonymizer.release import save_release, save_truth
+from anonymizer.io.release_files import save_release, save_truth
 from attacks.__main__ import main as attacks_main
 from corpora.dataset import TransactionDataset
-from corpora.formats import write_dataset
+from corpora.io.formats import write_dataset
 
 
 def _files(tmp_path: Path) -> tuple[str, str, str]:

@@ -11,11 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anonymizer.release import Cluster, ClusterTruth, Release, Truth
-from attacks.scorers import make_scorer
-from attacks.selectors import anchor_scores
-from attacks.semantic import run_semantic_attack, verpart_consistent
-from attacks.semantic_metrics import evaluate_semantic, truth_reconstruction
+from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.baselines import truth_reconstruction
+from attacks.semantic.metrics import evaluate_semantic
+from attacks.semantic.scorers import make_scorer
+from attacks.semantic.selectors import anchor_scores
+from attacks.semantic.vpa import verpart_consistent
 
 DATA = Path(__file__).parent / "data" / "alshuhail2021_table4.4_scores.csv"
 

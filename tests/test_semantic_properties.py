@@ -10,10 +10,13 @@ from gensim.test.utils import datapath
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import disassociate
-from attacks.scorers import EmbeddingScorer
-from attacks.semantic import run_semantic_attack, verpart_consistent
-from attacks.semantic_metrics import evaluate_semantic, match_records, truth_reconstruction
+from anonymizer.disassociation.pipeline import disassociate
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.baselines import truth_reconstruction
+from attacks.semantic.matching import match_records
+from attacks.semantic.metrics import evaluate_semantic
+from attacks.semantic.scorers import EmbeddingScorer
+from attacks.semantic.vpa import verpart_consistent
 from corpora.dataset import TransactionDataset
 
 KV = KeyedVectors.load_word2vec_format(datapath("test_glove.txt"), no_header=True)

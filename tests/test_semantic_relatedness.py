@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from attacks.__main__ import main as attacks_main
-from attacks.ngd import setting_reference
-from attacks.relatedness import benchmark_pairs, read_pairs, score_pairs
-from attacks.scorers import HybridScorer, make_scorer
-from attacks.wordnet import wordnet_available
-from corpora.errors import InputError
+from attacks.semantic.reference import setting_reference
+from attacks.semantic.relatedness import benchmark_pairs, read_pairs, score_pairs
+from attacks.semantic.scorers import HybridScorer, make_scorer
+from attacks.semantic.wordnet import wordnet_available
+from corpora.common.errors import InputError
 
 needs_wordnet = pytest.mark.skipif(not wordnet_available(), reason="Debian's wordnet-base is not installed")
 

@@ -9,9 +9,10 @@ import pytest
 from gensim.models import KeyedVectors
 from gensim.test.utils import datapath
 
-from attacks import ngd as ngd_mod
-from attacks.scorers import EmbeddingScorer, NGDScorer, TableScorer, make_scorer
-from corpora.errors import InputError
+from attacks.semantic import ngd as ngd_mod
+from attacks.semantic.reference import resolve_reference
+from attacks.semantic.scorers import EmbeddingScorer, NGDScorer, TableScorer, make_scorer
+from corpora.common.errors import InputError
 
 # Counts of the shape of AlShuhail2021 section 4.1.2: f(glaucoma) = 67,400,000 (Figure 4.3), an index
 # of N = 25.27 billion pages; the other counts are chosen so that equation 4.1 lands on the thesis's
@@ -88,12 +89,12 @@ def test_local_backend_counts_and_multiword_terms() -> None:
 def test_reference_resolution(tmp_path) -> None:
     path = tmp_path / "ref.txt"
     path.write_text("Glaucoma and cataract.\nDouble vision, glaucoma!\n\n", encoding="utf-8")
-    backend = ngd_mod.resolve_reference(str(path))
+    backend = resolve_reference(str(path))
     assert backend.total == 2 and backend.counts(["glaucoma"]).tolist() == [2]
-    listed = ngd_mod.resolve_reference([["a", "b"], ["b"]])
+    listed = resolve_reference([["a", "b"], ["b"]])
     assert listed.counts(["b"]).tolist() == [2]
     with pytest.raises(InputError):
-        ngd_mod.resolve_reference(["plain string documents"])
+        resolve_reference(["plain string documents"])
     with pytest.raises(InputError):
         make_scorer("ngd", reference=[])
 

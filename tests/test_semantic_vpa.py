@@ -6,8 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import disassociate
-from attacks.semantic import _TrialChecker, run_semantic_attack, verpart_consistent
+from anonymizer.disassociation.pipeline import disassociate
+from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.vpa import TrialChecker, verpart_consistent
 from corpora.dataset import TransactionDataset
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -59,7 +60,7 @@ def test_incremental_check_equals_reference(case) -> None:
         for a in combo:
             trial[a] = trial[a] | frozenset(distinct[d])
     expected = verpart_consistent(trial, chunk_terms, k, m, verpart)
-    checker = _TrialChecker(current, chunk_terms, distinct, counts, k, m, verpart)
+    checker = TrialChecker(current, chunk_terms, distinct, counts, k, m, verpart)
     assert checker.consistent(placement) == expected
     # the checker is reused across trials: a second call gives the same answer
     assert checker.consistent(placement) == expected
@@ -72,7 +73,7 @@ def test_incremental_check_by_hand() -> None:
     current = [frozenset("ab"), frozenset("ab"), frozenset("a"), frozenset("b")]
     chunks = [["a", "b"], ["x"]]
     for verpart in ("strict", "grouped"):
-        checker = _TrialChecker(current, chunks, [("x",)], [2], 2, 2, verpart)
+        checker = TrialChecker(current, chunks, [("x",)], [2], 2, 2, verpart)
         assert not checker.consistent([(0, 1)])
         assert checker.consistent([(0, 2)])
         assert checker.consistent([(2, 3)])

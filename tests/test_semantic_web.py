@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from attacks.ngd import WebConfig, WebCountBackend
-from attacks.scorers import make_scorer
-from corpora.errors import InputError
+from attacks.semantic.scorers import make_scorer
+from attacks.semantic.web_counts import WebConfig, WebCountBackend
+from corpora.common.errors import InputError
 
 SECRET = "s3cr3t-KEY-value"
 
@@ -99,7 +99,7 @@ def _config(base: str, tmp_path, **kw) -> WebConfig:
 def test_counts_cache_and_key_never_logged(server, tmp_path, monkeypatch, caplog) -> None:
     base, state = server
     monkeypatch.setenv("NGD_TEST_KEY", SECRET)
-    caplog.set_level(logging.DEBUG, logger="attacks.ngd")
+    caplog.set_level(logging.DEBUG, logger="attacks.semantic.ngd")
     backend = WebCountBackend(_config(base, tmp_path))
     assert backend.counts(["glaucoma", "cataract"]).tolist() == [6740, 12000]
     assert backend.pair_counts(["glaucoma"], ["cataract"]).tolist() == [[4129]]

@@ -6,13 +6,12 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import frequent_itemsets
 from paper_examples import fig2b
 
-from anonymizer.reconstruct import reconstruct
-from anonymizer.release import Cluster, Release
-from anonymizer.utility import (
+from anonymizer.evaluation.reconstruct import reconstruct
+from anonymizer.evaluation.utility import (
     dataset_top_k,
-    frequent_itemsets,
     itemset_supports,
     ranked_terms,
     re,
@@ -24,9 +23,10 @@ from anonymizer.utility import (
     top_k_search,
     utility_report,
 )
+from anonymizer.model.release import Cluster, Release
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
-from corpora.toy import toy_dataset
+from corpora.synthetic.toy import toy_dataset
 
 O = TransactionDataset.from_records([["a", "b"], ["a", "b"], ["a", "c"], ["b"]])
 # supports: a 3, b 3, c 1, {a,b} 2, {a,c} 1
@@ -221,7 +221,7 @@ def test_utility_report_rejects_mismatched_inputs():
 @given(tracts=st.lists(st.frozensets(st.sampled_from("abcdefgh"), max_size=6), min_size=1, max_size=12),
        top=st.integers(1, 20))
 def test_pair_product_and_per_itemset_counting_agree(tracts, top):
-    import anonymizer.utility as utility
+    import anonymizer.evaluation.topk as utility
 
     ds = TransactionDataset.from_records(tracts)
     with_product = top_k_search(ds, top, max_itemsets=10_000)
@@ -238,9 +238,9 @@ def test_pair_product_and_per_itemset_counting_agree(tracts, top):
 
 # ---------------------------------------------------------------- Terrovitis2012 Figure 7d
 def test_re_by_rank_matches_re_on_the_same_reconstructions():
-    from anonymizer.disassociate import disassociate
-    from anonymizer.reconstruct import reconstruct
-    from anonymizer.utility import re, re_by_rank
+    from anonymizer.disassociation.pipeline import disassociate
+    from anonymizer.evaluation.reconstruct import reconstruct
+    from anonymizer.evaluation.utility import re, re_by_rank
     from corpora.registry import load_dataset
 
     ds = load_dataset("synthetic:records=3000,domain=300,avg_length=6,seed=4")
@@ -255,8 +255,8 @@ def test_re_by_rank_matches_re_on_the_same_reconstructions():
 
 
 def test_re_by_rank_rejects_bad_settings():
-    from anonymizer.disassociate import disassociate
-    from anonymizer.utility import re_by_rank
+    from anonymizer.disassociation.pipeline import disassociate
+    from anonymizer.evaluation.utility import re_by_rank
     from corpora.registry import load_dataset
 
     ds = load_dataset("synthetic:records=500,domain=40,avg_length=4,seed=0")
@@ -269,7 +269,7 @@ def test_re_by_rank_rejects_bad_settings():
 
 # ---------------------------------------------------------------- default re range (Terrovitis2012 section 7.1)
 def test_default_re_range_adapts_to_small_vocabularies():
-    from anonymizer.utility import DEFAULT_RE_RANGE, distinct_terms, resolve_re_range
+    from anonymizer.evaluation.utility import DEFAULT_RE_RANGE, distinct_terms, resolve_re_range
 
     def vocab(n):
         return TransactionDataset.from_records([[f"t{i:03d}" for i in range(n)]])
@@ -313,8 +313,8 @@ SAFE_SPEC = "synthetic:records=2000,domain=150,avg_length=6,seed=1"
 
 @pytest.fixture(scope="module")
 def safe_pair():
-    from anonymizer.disassociate import disassociate
-    from anonymizer.safe import safe_disassociate_report
+    from anonymizer.disassociation.pipeline import disassociate
+    from anonymizer.disassociation.safe import safe_disassociate_report
     from corpora.registry import load_dataset
 
     ds = load_dataset(SAFE_SPEC)
@@ -325,7 +325,7 @@ def safe_pair():
 
 
 def test_utility_report_scores_a_safe_release(safe_pair):
-    from anonymizer.safe_metrics import rae, rlm
+    from anonymizer.evaluation.safe_metrics import rae, rlm
 
     ds, before, safe = safe_pair
     rep = utility_report(ds, safe, reconstructions=2, seed=3, top_k=100, before=before)
@@ -347,7 +347,7 @@ def test_utility_report_scores_a_safe_release(safe_pair):
 
 
 def test_utility_report_refuses_a_safe_release_of_another_dataset(safe_pair):
-    from anonymizer.utility import re_by_rank
+    from anonymizer.evaluation.utility import re_by_rank
     from corpora.registry import load_dataset
 
     ds, before, safe = safe_pair
@@ -365,7 +365,7 @@ def test_utility_report_refuses_a_safe_release_of_another_dataset(safe_pair):
 
 
 def test_utility_report_refuses_a_before_that_does_not_fit(safe_pair):
-    from anonymizer.disassociate import disassociate
+    from anonymizer.disassociation.pipeline import disassociate
 
     ds, before, safe = safe_pair
     with pytest.raises(InputError, match="not a safe release"):

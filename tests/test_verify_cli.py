@@ -8,11 +8,11 @@ import pytest
 from paper_examples import fig2b
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.cli_tools import main as tools_main
-from anonymizer.release import save_release
-from corpora.errors import InputError
-from corpora.formats import write_dataset
-from corpora.toy import toy_dataset
+from anonymizer.cli import run_command
+from anonymizer.io.release_files import save_release
+from corpora.common.errors import InputError
+from corpora.io.formats import write_dataset
+from corpora.synthetic.toy import toy_dataset
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def files(tmp_path):
     good = tmp_path / "release.json"
     save_release(fig2b(), good)
     bad_release = fig2b()
-    bad_release.params["k"] = 4
+    bad_release = bad_release.with_params(k=4)
     bad = tmp_path / "bad.json"
     save_release(bad_release, bad)
     data = tmp_path / "fig2.jsonl"
@@ -81,8 +81,8 @@ def test_utility_default_re_range_adapts_and_says_so(files, capsys):
 
 @pytest.fixture(scope="module")
 def safe_files(tmp_path_factory):
-    from anonymizer.disassociate import disassociate
-    from anonymizer.safe import safe_disassociate
+    from anonymizer.disassociation.pipeline import disassociate
+    from anonymizer.disassociation.safe import safe_disassociate
     from corpora.registry import load_dataset
 
     folder = tmp_path_factory.mktemp("safe")
@@ -96,8 +96,8 @@ def safe_files(tmp_path_factory):
 
 
 def test_utility_scores_a_safe_release_with_rlm_and_rae(safe_files, capsys):
-    from anonymizer.release import load_release
-    from anonymizer.safe_metrics import rlm
+    from anonymizer.evaluation.safe_metrics import rlm
+    from anonymizer.io.release_files import load_release
 
     spec, safe, before = safe_files
     assert anonymizer_main(["utility", spec, str(safe), "--before", str(before), "--top-k", "50", "--json"]) == 0
@@ -164,7 +164,7 @@ def test_failed_reconstruct_leaves_no_file(tmp_path):
 
 def test_unknown_command_and_subprocess(files):
     with pytest.raises(InputError, match="unknown command"):
-        tools_main("frobnicate", [])
+        run_command("frobnicate", [])
     good, _, _ = files
     done = subprocess.run([sys.executable, "-m", "anonymizer", "verify", str(good)], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("OK")

@@ -6,12 +6,12 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.disassociate import disassociate
-from anonymizer.reconstruct import reconstruct
-from anonymizer.utility import utility_report
-from anonymizer.verify import verify
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.evaluation.reconstruct import reconstruct
+from anonymizer.evaluation.utility import utility_report
+from anonymizer.evaluation.verify import verify
 from corpora.dataset import TransactionDataset
-from corpora.synthetic import generate_quest
+from corpora.synthetic.quest import generate_quest
 
 TERMS = [f"t{i}" for i in range(14)]
 

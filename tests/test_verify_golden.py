@@ -6,9 +6,9 @@ import re
 import pytest
 from paper_examples import fig2b
 
-from anonymizer.release import Cluster, JointCluster, Release
-from anonymizer.verify import k_anonymity_violations, km_violations, verify
-from corpora.errors import InputError
+from anonymizer.evaluation.verify import k_anonymity_violations, km_violations, verify
+from anonymizer.model.release import Cluster, JointCluster, Release
+from corpora.common.errors import InputError
 
 
 def fig3() -> Release:
@@ -18,7 +18,7 @@ def fig3() -> Release:
     rel.clusters[1].term_chunk = ["panic disorder", "playboy"]
     # r1 {ikea, ruby}, r2 {ruby}, r3 {ikea}, r7 {ikea, ruby}, r10 {ikea, ruby}
     shared = [("ikea", "ruby"), ("ruby",), ("ikea",), ("ikea", "ruby"), ("ikea", "ruby")]
-    rel.joint_clusters = [JointCluster("J1", ["P1", "P2"], [shared])]
+    rel = Release(rel.params, rel.clusters, [JointCluster("J1", ["P1", "P2"], [shared])])
     return rel
 
 
@@ -57,7 +57,7 @@ def test_fig3_joint_cluster_passes():
 def test_fig2b_fails_for_larger_k():
     # {audi a4, sony tv} appears 3 times: not 4^2-anonymous
     rel = fig2b()
-    rel.params["k"] = 4
+    rel = rel.with_params(k=4)
     report = verify(rel)
     assert not report.ok
     assert any("cluster P1 record chunk 1" in v and "{audi a4, sony tv}" in v for v in report.violations)
@@ -107,7 +107,7 @@ def test_lemma2_example1_is_reported():
     assert verify(rel2).ok
     # m = 1: h = 1, 6 >= 5 suffices
     rel.clusters[0].term_chunk = []
-    rel.params["m"] = 1
+    rel = rel.with_params(m=1)
     assert verify(rel).ok
 
 
@@ -179,10 +179,10 @@ def test_shared_chunk_without_tr_terms_needs_only_km():
 
 def test_nested_joint_shared_terms_belong_to_tr():
     rel = fig5a()
-    rel.joint_clusters = [
+    rel = Release(rel.params, rel.clusters, [
         JointCluster("J1", ["P1", "P2"], [[("o",)] * 3]),
         JointCluster("J2", ["J1", "P3"], [[("o", "q")] * 3 + [("q",)]]),
-    ]
+    ])
     report = verify(rel)
     assert any("joint cluster J2 shared chunk 0: Property 1 fails" in v for v in report.violations)
     rel.joint_clusters[1].shared_chunks = [[("q",)] * 3]
@@ -223,7 +223,7 @@ def test_what_is_not_a_release_raises_one_error():
     rel.joint_clusters[0].shared_chunks[0] = rel.joint_clusters[0].shared_chunks[0] * 3
     cases.append((rel, "15 sub-records exceed the 10 records of its leaves"))
     rel = fig3()
-    rel.joint_clusters.append(JointCluster("J2", ["P1"], []))
+    rel = Release(rel.params, rel.clusters, [*rel.joint_clusters, JointCluster("J2", ["P1"], [])])
     cases.append((rel, "child 'P1' already belongs to joint cluster J1"))
     for rel, expected in cases:
         with pytest.raises(InputError, match=re.escape(expected)):

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reconstruction_oracle import guarantee1_violations
 
-from anonymizer.release import Cluster, JointCluster, Release
-from anonymizer.verify import km_violations, verify
+from anonymizer.evaluation.verify import km_violations, verify
+from anonymizer.model.release import Cluster, JointCluster, Release
 
 TERMS = list("abcdef")
 

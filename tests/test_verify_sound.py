@@ -1,6 +1,6 @@
 """Issue 22, "nothing falsely certified": ``verify`` says OK only when Guarantee 1 is proven.
 
-Every component is searched exactly or passes :func:`anonymizer.exact.prove_component`, a
+Every component is searched exactly or passes :func:`anonymizer.evaluation.exact.prove_component`, a
 sufficient condition with a proof; else it is "unproven" and the verdict is not OK. These tests
 hold the verdict and the condition against the exhaustive oracle of tests/reconstruction_oracle.py.
 """
@@ -19,14 +19,14 @@ from reconstruction_oracle import guarantee1_violations, release_dict
 from release_strategies import near_anonymous_releases, tiny_releases
 
 from anonymizer.__main__ import main as anonymizer_main
-from anonymizer.disassociate import disassociate
-from anonymizer.exact import build_components, prove_component
-from anonymizer.release import Release, Truth
-from anonymizer.verify import verify
+from anonymizer.disassociation.pipeline import disassociate
+from anonymizer.evaluation.exact import build_components, prove_component
+from anonymizer.evaluation.verify import verify
+from anonymizer.model.release import Release, Truth
+from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
-from corpora.errors import InputError
 
-verify_module = importlib.import_module("anonymizer.verify")  # the package exports the function as .verify
+verify_module = importlib.import_module("anonymizer.evaluation.verify")  # the package exports the function as .verify
 
 
 def _oracle_ok(obj: dict) -> bool:
@@ -151,6 +151,7 @@ def _only(obj: dict, comp) -> dict:
             "joint_clusters": [j for j in obj["joint_clusters"] if j["id"] in comp.members]}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(obj=st.one_of(near_anonymous_releases(), tiny_releases(max_size=5)))
 def test_the_proven_condition_implies_guarantee1(obj):

@@ -1,0 +1,214 @@
+"""The release builder (Terrovitis2012 section 3): VERPART's table and REFINE's joint plans become the
+published :class:`~anonymizer.model.release.Release` and its secret :class:`~anonymizer.model.release.Truth`.
+
+Publishing order (Terrovitis2012 section 3: "the order of the subrecords that fall in a chunk is
+randomized"). The shuffle draws from the ``"publish"`` stream of the secret seed
+(:mod:`corpora.common.seeds`): the seed goes to the truth file, never to the release, and is drawn
+from the operating system's entropy unless the caller passes one, so no one holding the release
+alone can replay the shuffle. As a second line of defence, every chunk's sub-records are first
+put in a *content order* (a fixed 64-bit set hash of each sub-record, which depends only on its
+terms; equal sub-records are interchangeable) and only then shuffled: even a replayed shuffle
+gives back an order that depends on the sub-records' contents alone, never on which record they
+came from, and the release is the same bytes whatever the order of the records inside their
+clusters. The truth file lists the record id of every published sub-record in the same order.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from anonymizer.disassociation.verpart import PartitionTable
+from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
+from corpora.common.seeds import generator
+
+__all__ = ["build_release"]
+
+_HASH_SEED = 0x5EED_D15A
+"""Seed of the fixed table of 64-bit term hashes that gives sub-records their content order."""
+
+
+def _term_hashes(n_terms: int) -> np.ndarray:
+    rng = np.random.Generator(np.random.PCG64(_HASH_SEED))
+    return rng.integers(0, np.iinfo(np.uint64).max, size=max(n_terms, 1), dtype=np.uint64, endpoint=True)
+
+
+def _shuffled_order(groups: np.ndarray, hashes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Order of items: by group (ascending), and within a group a seeded shuffle of the content order.
+
+    The content order sorts by the sub-record hash; only identical sub-records (equal hashes) keep
+    their input order among themselves, which the release cannot show. The shuffle draws a 32-bit
+    key per item in content order; equal keys keep content order, so no tie reveals record order.
+    """
+    n = len(groups)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    by_hash = np.argsort(hashes, kind="stable")
+    rank = np.empty(n, dtype=np.int64)
+    rank[by_hash] = np.arange(n, dtype=np.int64)
+    g = groups.astype(np.int64)
+    canonical = np.argsort((g << 32) | rank, kind="stable")
+    noise = rng.integers(0, 2**32, size=n, dtype=np.int64)
+    return canonical[np.argsort((g[canonical] << 32) | noise, kind="stable")]
+
+
+def build_release(  # noqa: C901 (older code, at most 20)
+    table: PartitionTable, plans: Sequence, params: dict, seed: int, record_ids: np.ndarray | None = None
+) -> tuple[Release, Truth]:
+    """Build the release and truth from VERPART's table and REFINE's joint plans (interfaces_refine).
+
+    ``params`` are published as given (they must not hold the seed); ``seed`` drives the
+    publishing shuffle and is stored in the truth. The truth names record ``i`` of the table
+    ``record_ids[i]`` (default: ``i``).
+    """
+
+    def ids(positions: np.ndarray) -> np.ndarray:
+        return positions if record_ids is None else record_ids[positions]
+
+    if "seed" in params:
+        raise ValueError("params must not hold the seed: the release is published, the seed is secret")
+    rng = generator(seed, "publish")
+    voc = np.asarray(table.vocabulary, dtype=object)
+    n_cl = len(table.clusters)
+    hashes = _term_hashes(len(table.vocabulary))
+
+    # ---- record chunks: one sub-record per (chunk, record) with a non-empty projection
+    support = table.pair_end - table.pair_start
+    in_chunk = table.pair_chunk >= 0
+    chunk_offset = np.zeros(n_cl + 1, dtype=np.int64)
+    np.cumsum(table.n_chunks, out=chunk_offset[1:])
+    pair_gid = np.where(in_chunk, chunk_offset[table.pair_cluster] + table.pair_chunk, -1)
+    e_gid = np.repeat(pair_gid, support)
+    e_term = np.repeat(table.pair_term, support)
+    sel = e_gid >= 0
+    e_gid, e_term, e_rec = e_gid[sel], e_term[sel], table.entry_record[sel]
+    n_rec = int(table.entry_record.max()) + 1 if len(table.entry_record) else 1
+    width = max(len(table.vocabulary), 1)
+    if (int(chunk_offset[-1]) + 1) * n_rec * width < 2**62:  # by (chunk, record, term) in one sort
+        key = np.sort((e_gid * n_rec + e_rec) * width + e_term)
+        e_term = key % width
+        key //= width
+        e_rec = key % n_rec
+        e_gid = key // n_rec
+    else:
+        order = np.lexsort((e_term, e_rec, e_gid))
+        e_gid, e_term, e_rec = e_gid[order], e_term[order], e_rec[order]
+    if len(e_gid):
+        new_sub = np.empty(len(e_gid), dtype=bool)
+        new_sub[0] = True
+        new_sub[1:] = (e_gid[1:] != e_gid[:-1]) | (e_rec[1:] != e_rec[:-1])
+        s_start = np.flatnonzero(new_sub)
+    else:
+        s_start = np.zeros(0, dtype=np.int64)
+    s_end = np.append(s_start[1:], len(e_gid)).astype(np.int64)
+    s_gid = e_gid[s_start]
+    s_rec = e_rec[s_start]
+    s_hash = np.add.reduceat(hashes[e_term], s_start) if len(s_start) else np.zeros(0, dtype=np.uint64)
+    final = _shuffled_order(s_gid, s_hash, rng)
+    term_strings = voc[e_term].tolist() if len(e_term) else []
+    subs = list(map(tuple, map(term_strings.__getitem__, map(slice, s_start[final].tolist(), s_end[final].tolist()))))
+    sub_recs = ids(s_rec[final]).tolist()
+    g_bounds = np.searchsorted(s_gid[final], np.arange(int(chunk_offset[-1]) + 1)).tolist()
+
+    # ---- term chunks: terms sorted; the truth lists the records holding each term. The terms the
+    # joint clusters move into shared chunks are dropped here, before any list is built (the plans
+    # are checked first, in order, so a bad plan still fails with the same message).
+    names = [f"P{c + 1}" for c in range(n_cl)]
+    term_id = {t: i for i, t in enumerate(table.vocabulary)}
+    gone_cluster: list[int] = []
+    gone_terms: list[str] = []
+    for j, plan in enumerate(plans):
+        for child in plan.children:
+            if not 0 <= child < n_cl + j:
+                raise ValueError(f"REFINE plan {j}: child {child} does not name a cluster or an earlier joint cluster")
+        for idx, terms in plan.removed.items():
+            if not 0 <= idx < n_cl:
+                raise ValueError(f"REFINE plan {j}: removes terms from unknown cluster {idx}")
+            gone_cluster.append(len(terms))
+            gone_cluster.append(idx)
+            gone_terms.extend(terms)
+    tc_mask = ~in_chunk
+    if gone_terms:
+        gone_ids = list(map(term_id.get, gone_terms))
+        owner = np.repeat(np.asarray(gone_cluster[1::2], dtype=np.int64), gone_cluster[0::2])
+        if None in gone_ids:  # a term outside the vocabulary is in no term chunk: nothing to drop
+            known = np.fromiter((i is not None for i in gone_ids), dtype=bool, count=len(gone_ids))
+            owner = owner[known]
+            gone_ids = [i for i in gone_ids if i is not None]
+        gone = np.sort(owner * width + np.asarray(gone_ids, dtype=np.int64))
+        pair_keys = table.pair_cluster.astype(np.int64) * width + table.pair_term
+        pos = np.minimum(np.searchsorted(gone, pair_keys), len(gone) - 1)
+        tc_mask &= gone[pos] != pair_keys
+    tc_pairs = np.flatnonzero(tc_mask)
+    tc_bounds = np.searchsorted(table.pair_cluster[tc_pairs], np.arange(n_cl + 1)).tolist()
+    tc_terms = voc[table.pair_term[tc_pairs]].tolist() if len(tc_pairs) else []
+    tc_support = support[tc_pairs]
+    tc_recs = ids(table.entry_record[np.repeat(tc_mask, support)]).tolist()
+    tc_ends = np.cumsum(tc_support)
+    tc_lists = list(map(tc_recs.__getitem__, map(slice, (tc_ends - tc_support).tolist(), tc_ends.tolist())))
+    member_lists = ids(np.concatenate(table.clusters)).tolist() if n_cl else []
+    member_bounds = np.cumsum([0] + [len(c) for c in table.clusters]).tolist()
+
+    clusters: list[Cluster] = []
+    truths: list[ClusterTruth] = []
+    for c in range(n_cl):
+        cid = f"P{c + 1}"
+        g0, g1 = int(chunk_offset[c]), int(chunk_offset[c + 1])
+        chunks = [subs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
+        chunk_truth = [sub_recs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
+        a, b = tc_bounds[c], tc_bounds[c + 1]
+        terms = tc_terms[a:b]
+        members = member_lists[member_bounds[c] : member_bounds[c + 1]]
+        clusters.append(Cluster(cid, len(members), chunks, terms))
+        truths.append(ClusterTruth(cid, members, chunk_truth, dict(zip(terms, tc_lists[a:b], strict=True))))
+
+    # ---- joint clusters from REFINE's plans, applied in list order
+    # all shared sub-records at once: content order by the same set hash, then the seeded shuffle
+    pairs: list[tuple[int, tuple[str, ...]]] = []
+    listed: list[int] = []
+    for plan in plans:
+        for chunk in plan.shared_chunks:
+            pairs.extend(chunk.subrecords)
+            listed.append(len(chunk.subrecords))
+    flat_recs_t, flat_subs_t = zip(*pairs, strict=True) if pairs else ((), ())
+    del pairs
+    flat_subs: list[tuple[str, ...]] = list(map(tuple, flat_subs_t))  # (a tuple maps to itself)
+    del flat_subs_t
+    sub_len = np.fromiter(map(len, flat_subs), dtype=np.int64, count=len(flat_subs))
+    flat_rec_ids = np.fromiter(flat_recs_t, dtype=np.int64, count=len(flat_recs_t))
+    del flat_recs_t
+    listed_group = np.repeat(np.arange(len(listed), dtype=np.int64), listed)
+    if (sub_len == 0).any():  # empty sub-records are implied, never listed
+        nonempty = np.flatnonzero(sub_len)
+        flat_subs = [flat_subs[i] for i in nonempty.tolist()]
+        sub_len, flat_rec_ids, listed_group = sub_len[nonempty], flat_rec_ids[nonempty], listed_group[nonempty]
+    chunk_sizes = np.bincount(listed_group, minlength=len(listed)).tolist()
+    flat_terms = np.fromiter(map(term_id.__getitem__, itertools.chain.from_iterable(flat_subs)), dtype=np.int64,
+                             count=int(sub_len.sum()))
+    sub_first = np.cumsum(sub_len) - sub_len
+    shared_hash = (np.add.reduceat(hashes[flat_terms], sub_first) if len(flat_subs)
+                   else np.zeros(0, dtype=np.uint64))
+    shared_order_arr = _shuffled_order(listed_group, shared_hash, rng)
+    ordered_recs = ids(flat_rec_ids[shared_order_arr]).tolist()
+    ordered_subs = list(map(flat_subs.__getitem__, shared_order_arr.tolist()))
+    del flat_subs
+    chunk_bounds = np.cumsum([0, *chunk_sizes]).tolist()
+
+    joints: list[JointCluster] = []
+    joint_truths: list[JointClusterTruth] = []
+    g = 0
+    for j, plan in enumerate(plans):
+        jid = f"J{j + 1}"
+        children = [names[child] for child in plan.children]
+        shared: list[list[tuple[str, ...]]] = []
+        shared_truth: list[list[int]] = []
+        for _ in plan.shared_chunks:
+            shared.append(ordered_subs[chunk_bounds[g] : chunk_bounds[g + 1]])
+            shared_truth.append(ordered_recs[chunk_bounds[g] : chunk_bounds[g + 1]])
+            g += 1
+        joints.append(JointCluster(jid, children, shared))
+        joint_truths.append(JointClusterTruth(jid, shared_truth))
+        names.append(jid)
+    return Release(dict(params), clusters, joints), Truth(truths, joint_truths, seed=seed)

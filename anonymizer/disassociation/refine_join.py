@@ -1,0 +1,306 @@
+"""One join of REFINE: two clusters become a joint cluster (Terrovitis2012 sections 3-5).
+
+:func:`try_join` is the body of REFINE's inner loop (section 4, Algorithm REFINE) for one adjacent
+pair of clusters J_1, J_2 (simple or joint), in the paper's steps:
+
+1. **Candidates** (:func:`_candidates`): the terms common to both (virtual) term chunks (section 3:
+   terms "which commonly appear in the term chunks of two or more clusters") whose support over the
+   projection of the pair's records is at least k (a one-term chunk with fewer than k sub-records is
+   neither k^m- nor k-anonymous); the others stay in the term chunks.
+2. **Lemma 2 guard** (:func:`_keep_last_terms`): a leaf without any record chunk keeps its last
+   term-chunk term (see :mod:`anonymizer.disassociation.lemma2_repair`), so the candidate it would
+   lose with the smallest support is left out of this join.
+3. **Equation 1** (:func:`refining_criterion`): join iff ``(s(t_1)+...+s(t_n)) / |J_new| >=
+   (v_1+...+v_m) / (|P_1|+...+|P_m|)``, where t_i are the refining terms, s(t_i) their supports in
+   the new shared chunks, |J_new| the number of records of all leaves of the new joint cluster,
+   P_1..P_m the leaves whose term chunk holds at least one refining term and v_j how many refining
+   terms P_j's term chunk holds. (The printed formula names the numerators u_j; the text and the
+   worked example, (4+4)/10 >= (2+2)/(5+5), define them as the v_j.) Compared exactly with
+   integers. A pair without any placeable candidate is never joined.
+4. **Shared chunks** (:func:`_joint_chunks`): the refining terms T^s are the placed candidates.
+   Every leaf whose term chunk holds a term of T^s gives up that term: the shared chunk with domain
+   T_i is the projection of every leaf P_j's records on C_Tj ∩ T_i (section 3), so a record
+   contributes at most one sub-record per shared chunk. The chunks are grouped under Property 1
+   (:mod:`anonymizer.disassociation.shared_chunks`).
+5. **The new node** (:func:`_add_joint_node`): its virtual term chunk is the union of its
+   children's minus T^s, its T^r the union of theirs plus T^s; the children retire.
+
+A cluster node is ``0..n_parts-1`` (simple) or ``n_parts + j`` (the j-th plan). All of REFINE's
+working data is one :class:`RefineState`.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonymizer.disassociation.refine_leaves import (
+    Leaves,
+    PartitionLike,
+    int_array,
+    member,
+    prepare_leaves,
+    sorted_unique,
+)
+from anonymizer.disassociation.shared_chunks import SharedChunk, group_refining_terms
+from corpora.dataset import TransactionDataset
+
+__all__ = ["JointPlan", "RefineState", "refining_criterion", "start_state", "try_join"]
+
+VirtualTermChunk = dict[int, int | list[int]]
+"""A (virtual) term chunk: term id -> the group holding it (one leaf) or the list of its groups."""
+
+
+@dataclass
+class JointPlan:
+    """One joint cluster made by REFINE.
+
+    ``children``: ``i < len(partitions)`` is simple cluster ``i``; ``len(partitions) + j`` is the
+    j-th plan of the returned list (always an earlier one). ``removed`` maps a simple-cluster
+    index to the terms this joint takes out of its term chunk (sorted).
+    """
+
+    children: list[int]
+    shared_chunks: list[SharedChunk]
+    removed: dict[int, list[str]]
+
+
+def refining_criterion(
+    shared_supports: Sequence[int],
+    joint_size: int,
+    refining_counts: Sequence[int],
+    leaf_sizes: Sequence[int],
+) -> bool:
+    """Equation 1 of Terrovitis2012 section 4, compared exactly.
+
+    ``sum(shared_supports) / joint_size >= sum(refining_counts) / sum(leaf_sizes)``: the supports
+    s(t_i) of the refining terms in the new shared chunks over |J_new|, against, for the leaves
+    P_1..P_m whose term chunk holds refining terms, the numbers v_j of refining terms in their term
+    chunks over their total size. False when there is no refining term.
+    """
+    if not shared_supports or joint_size <= 0 or sum(leaf_sizes) <= 0:
+        return False
+    return sum(shared_supports) * sum(leaf_sizes) >= sum(refining_counts) * joint_size
+
+
+@dataclass
+class RefineState:
+    """REFINE's working data: the leaves in flat arrays and, per cluster node, its current state.
+
+    Per node: ``vtc`` the (virtual) term chunk (a simple cluster's is built when it is tried and not
+    kept: most clusters never join), ``t_r`` its T^r (built on first use for a simple cluster),
+    ``keys`` its ordering key (b"" once joined or if its term chunk is empty), ``size`` its record
+    count. Per leaf: ``tc_left`` the current size of its term chunk.
+    """
+
+    k: int
+    m: int
+    vocabulary: Sequence[str]
+    leaves: Leaves
+    n_parts: int
+    rank: np.ndarray  # term id -> position in the ordering of section 4 (decreasing tcs, then term)
+    gptr: list[int]  # the groups of leaf p: gptr[p]:gptr[p+1]
+    gterm_list: list[int]  # the term of each group
+    gsize: array  # the support of each group
+    rc_ptr: list[int]  # record-chunk term ids of leaf p: rc_terms[rc_ptr[p]:rc_ptr[p+1]]
+    rc_terms: list[int]
+    vtc: list[VirtualTermChunk | None]
+    t_r: list[set[int] | None]
+    keys: list[bytes]
+    size: list[int]
+    tc_left: list[int]
+    plans: list[JointPlan]
+
+
+def _term_ranks(leaves: Leaves, n_terms: int) -> tuple[np.ndarray, bytes]:
+    """Term order for the cluster ordering (section 4) and every leaf's term chunk in it.
+
+    Terms go by decreasing term chunk support tcs(t) over the simple clusters' term chunks, ties by
+    term. A (virtual) term chunk's key is the byte string of its terms' ranks, sorted, as big-endian
+    uint32: bytes compare like the sequences. Returns the ranks and all leaves' keys, concatenated.
+    """
+    gterm, gpart = leaves.group_term, leaves.group_part
+    tcs = np.bincount(gterm, minlength=n_terms)
+    rank = np.empty(n_terms, dtype=np.int64)
+    rank[np.lexsort((np.arange(n_terms), -tcs))] = np.arange(n_terms)
+    granks = rank[gterm]
+    by_rank = np.lexsort((granks, np.frombuffer(gpart, dtype=np.int64))) if gpart else np.zeros(0, np.int64)
+    return rank, granks[by_rank].astype(">u4").tobytes()
+
+
+def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike], k: int, m: int) -> RefineState:
+    """Index the simple clusters and give each one its node state (no joint cluster yet)."""
+    voc = dataset.vocabulary
+    leaves = prepare_leaves(dataset, partitions)
+    n_parts = len(partitions)
+    gptr = leaves.group_ptr.tolist()
+    n_terms = len(voc)
+    rank, rank_bytes = _term_ranks(leaves, n_terms)
+    term_obj = list(range(n_terms))  # one int object per term id, shared by all dicts
+    return RefineState(
+        k=k,
+        m=m,
+        vocabulary=voc,
+        leaves=leaves,
+        n_parts=n_parts,
+        rank=rank,
+        gptr=gptr,
+        gterm_list=[term_obj[t] for t in leaves.group_term.tolist()],
+        gsize=int_array(np.diff(np.frombuffer(leaves.group_start, dtype=np.int64))),
+        rc_ptr=leaves.rc_ptr.tolist(),
+        rc_terms=leaves.rc_terms.tolist(),
+        vtc=[None] * n_parts,
+        t_r=[None] * n_parts,
+        keys=[rank_bytes[4 * gptr[p]:4 * gptr[p + 1]] for p in range(n_parts)],
+        size=list(leaves.sizes),
+        tc_left=[gptr[p + 1] - gptr[p] for p in range(n_parts)],
+        plans=[],
+    )
+
+
+def _as_list(g: int | list[int]) -> list[int]:
+    return g if isinstance(g, list) else [g]
+
+
+def _virtual_term_chunk(st: RefineState, x: int) -> VirtualTermChunk:
+    """Node x's (virtual) term chunk; a simple cluster's is built afresh."""
+    found = st.vtc[x]
+    if found is None:
+        lo, hi = st.gptr[x], st.gptr[x + 1]
+        return dict(zip(st.gterm_list[lo:hi], range(lo, hi), strict=True))
+    return found
+
+
+def _restricted_terms(st: RefineState, x: int) -> set[int]:
+    """Node x's T^r (Property 1): its leaves' record-chunk terms and its shared-chunk terms."""
+    found = st.t_r[x]
+    if found is None:
+        found = st.t_r[x] = set(st.rc_terms[st.rc_ptr[x]:st.rc_ptr[x + 1]])
+    return found
+
+
+def _candidates(st: RefineState, va: VirtualTermChunk,
+                vb: VirtualTermChunk) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """Step 1: the common terms whose support over both nodes reaches k, with their groups."""
+    gsize, k = st.gsize, st.k
+    small, large = (va, vb) if len(va) <= len(vb) else (vb, va)
+    groups_of: dict[int, list[int]] = {}
+    supports: dict[int, int] = {}
+    for t in small.keys() & large.keys():
+        ga, gb = va[t], vb[t]
+        if ga.__class__ is int and gb.__class__ is int:
+            s = gsize[ga] + gsize[gb]
+            if s >= k:
+                groups_of[t] = [ga, gb]
+                supports[t] = s
+        else:
+            groups = _as_list(ga) + _as_list(gb)
+            s = sum(gsize[g] for g in groups)
+            if s >= k:
+                groups_of[t] = groups
+                supports[t] = s
+    return groups_of, supports
+
+
+def _keep_last_terms(st: RefineState, groups_of: dict[int, list[int]], supports: dict[int, int]) -> Counter:
+    """Step 2: drop candidates so that no leaf without record chunks loses its whole term chunk.
+
+    Changes ``groups_of`` and ``supports`` in place; returns, per leaf, how many of the remaining
+    candidates its term chunk holds (v_j of Equation 1).
+    """
+    gpart, tc_left, rc_ptr = st.leaves.group_part, st.tc_left, st.rc_ptr
+    per_leaf: Counter = Counter(gpart[g] for groups in groups_of.values() for g in groups)
+    for p in [p for p, n in per_leaf.items() if n >= tc_left[p] and rc_ptr[p] == rc_ptr[p + 1]]:
+        if per_leaf[p] < tc_left[p]:
+            continue
+        mine = [t for t, groups in groups_of.items() if any(gpart[g] == p for g in groups)]
+        drop = min(mine, key=lambda t: (supports[t], t))
+        per_leaf.subtract(gpart[g] for g in groups_of.pop(drop))
+        del supports[drop]
+    return +per_leaf
+
+
+def _joint_chunks(st: RefineState, placed: list[int], groups_of: dict[int, list[int]], supports: dict[int, int],
+                  restricted: set[int]) -> tuple[list[SharedChunk], dict[int, list[str]]]:
+    """Step 4: the shared chunks over the refining terms ``placed``, and the terms each leaf gives up."""
+    voc, gpart, gstart, grec = st.vocabulary, st.leaves.group_part, st.leaves.group_start, st.leaves.records
+    postings: dict[int, list[int]] = {}
+    removed: dict[int, list[str]] = {}
+    for t in placed:
+        plist: list[int] = []
+        for g in groups_of[t]:
+            plist.extend(grec[gstart[g]:gstart[g + 1]])
+            removed.setdefault(gpart[g], []).append(voc[t])
+        postings[t] = plist
+    order = sorted(placed, key=lambda t: (-supports[t], t))
+    chunks = []
+    for group, sub in group_refining_terms(postings, order, restricted, st.k, st.m):
+        named: dict[tuple[int, ...], tuple[str, ...]] = {}  # few distinct sub-records per chunk
+        for key in set(sub.values()):
+            named[key] = tuple(voc[t] for t in sorted(key))
+        chunks.append(SharedChunk([voc[t] for t in sorted(group)], [(r, named[sub[r]]) for r in sorted(sub)]))
+    return chunks, removed
+
+
+def _merged_key(rank: np.ndarray, key_a: bytes, key_b: bytes, placed: list[int]) -> bytes:
+    """The key of a joint's virtual term chunk: both children's terms, without ``placed``."""
+    ranks = sorted_unique(np.concatenate((np.frombuffer(key_a, dtype=">u4"), np.frombuffer(key_b, dtype=">u4"))))
+    gone = np.sort(rank[np.asarray(placed, dtype=np.int64)])
+    return ranks[~member(ranks.astype(np.int64), gone)].astype(">u4").tobytes()
+
+
+def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, VirtualTermChunk],
+                    r: tuple[set[int], set[int]], placed: list[int]) -> None:
+    """Step 5: the new node; the smaller structures are merged into the larger ones (a and b retire)."""
+    va, vb = v
+    big, little = (va, vb) if len(va) >= len(vb) else (vb, va)
+    for t, g in little.items():
+        if t in big:
+            big[t] = _as_list(big[t]) + _as_list(g)
+        else:
+            big[t] = g
+    for t in placed:
+        del big[t]
+    ra, rb = r
+    big_r, little_r = (ra, rb) if len(ra) >= len(rb) else (rb, ra)
+    big_r |= little_r
+    big_r.update(placed)
+    st.vtc.append(big)
+    st.t_r.append(big_r)
+    st.keys.append(_merged_key(st.rank, st.keys[a], st.keys[b], placed) if big else b"")
+    st.vtc[a] = st.vtc[b] = {}
+    st.t_r[a] = st.t_r[b] = set()
+    st.keys[a] = st.keys[b] = b""
+    st.size.append(st.size[a] + st.size[b])
+
+
+def try_join(st: RefineState, a: int, b: int) -> bool:
+    """Join nodes ``a`` and ``b`` if Equation 1 holds (module docstring, steps 1-5); True on a join.
+
+    On a join the plan is appended to ``st.plans`` and the new node gets the next node number.
+    """
+    va, vb = _virtual_term_chunk(st, a), _virtual_term_chunk(st, b)
+    groups_of, supports = _candidates(st, va, vb)
+    if not supports:  # no candidate: nothing below can change that (most tried pairs end here)
+        return False
+    per_leaf = _keep_last_terms(st, groups_of, supports)
+    if not supports:
+        return False
+    sizes = st.leaves.sizes
+    if not refining_criterion(list(supports.values()), st.size[a] + st.size[b],
+                              list(per_leaf.values()), [sizes[p] for p in per_leaf]):
+        return False
+    placed = sorted(supports)
+    for p, n in per_leaf.items():
+        st.tc_left[p] -= n
+    ra, rb = _restricted_terms(st, a), _restricted_terms(st, b)
+    restricted = {t for t in placed if t in ra or t in rb}
+    chunks, removed = _joint_chunks(st, placed, groups_of, supports, restricted)
+    _add_joint_node(st, a, b, (va, vb), (ra, rb), placed)
+    st.plans.append(JointPlan(children=sorted((a, b)), shared_chunks=chunks,
+                              removed={p: sorted(v) for p, v in sorted(removed.items())}))
+    return True

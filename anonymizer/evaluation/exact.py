@@ -1,0 +1,271 @@
+"""Exact check of Guarantee 1 on a small component of a release (Terrovitis2012 section 2).
+
+Guarantee 1: every itemset of at most m terms that a valid reconstruction can hold is held by at
+least k records in some valid reconstruction. Terrovitis2012 proves it from sufficient conditions
+(section 5, Lemmas 1-3); this module checks it directly, by search, on one *component*: a
+top-level joint cluster with all its leaves, or a cluster in no joint cluster (components share
+no record and no piece, so they are independent).
+
+**The valid reconstructions** (the same model as ``anonymizer.evaluation.reconstruct``; written separately
+so that the verifier shares no code with the sampler it checks):
+
+* a record chunk of a leaf with s records lists n <= s sub-records, matched one to one with the
+  records (the other s - n records get an empty sub-record);
+* each term-chunk term is held by at least one record of its leaf, and by any number of them
+  (section 5, proof of Lemma 1);
+* each sub-record of a shared chunk of a joint cluster J goes to a different record of J's
+  leaves, never to a leaf whose record chunks or term chunk list one of its terms, nor to a leaf
+  of a joint cluster below J whose shared chunks list one (section 3 builds shared chunks by
+  projecting the records on terms that left those chunks);
+* every record is non-empty (proof of Lemma 2).
+
+**The search.** Records of one leaf are interchangeable, so a reconstruction is decided, up to
+renaming records, by (1) which leaf each shared sub-record goes to and (2) how each leaf arranges
+its pieces. Only (1) is enumerated: every spread of every shared chunk's sub-records over the
+leaves they may go to, with at most s_P sub-records of one chunk on leaf P. Part (2) is solved
+in closed form per leaf. Given the pieces of a leaf P (record-chunk and shared sub-records; n_c
+pieces from chunk c) and an itemset S, let S_P be S without P's term-chunk terms; each term of
+S_P comes from one chunk c ("touched"), and a record holding S needs a piece of every touched
+chunk containing S_P's part of that chunk (q_c such pieces). t records of P can hold S in some
+arrangement exactly when t <= q_c for every touched chunk and, if P's term chunk is empty, the
+other s - t records can all be given a piece:
+
+    sum over touched c of (n_c - t)  +  sum over untouched c of min(n_c, s - t)  >=  s - t
+
+(each chunk gives at most one piece per record; the pieces left for the s - t other records can
+be dealt round robin, so they cover them exactly when they are enough). With a term chunk every
+record can take a term-chunk term, so only t <= q_c and t <= s remain. The left side falls at
+least as fast as the right side as t grows, so the feasible t form an interval [0, t_max], and a
+spread is valid when t = 0 is feasible on every leaf. The largest support of S over all valid
+reconstructions is the largest sum of the leaves' t_max over the valid spreads.
+
+Chosen bound (``EXACT_MAX_RECORDS`` = 12 records per component for the automatic check): the
+spreads of a 12-record component number at most a few thousand in the releases the engine makes,
+and the search is a fraction of a second; beyond ``MAX_SPREADS`` spreads the component is left to
+the sufficient conditions and counted as such.
+
+The component model (:class:`Leaf`, :class:`SharedChunk`, :class:`Component`, :func:`build_components`)
+is in :mod:`anonymizer.evaluation.exact_model`, the proven sufficient condition for larger components
+(:func:`prove_component`) in :mod:`anonymizer.evaluation.exact_proof`; both are importable from here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from anonymizer.evaluation.exact_model import Component, Leaf, SharedChunk, build_components
+from anonymizer.evaluation.exact_proof import prove_component
+
+__all__ = ["EXACT_MAX_RECORDS", "MAX_SPREADS", "Leaf", "SharedChunk", "Component", "ExactResult", "prove_component",
+           "build_components", "check_component"]
+
+EXACT_MAX_RECORDS = 12
+"""Components with at most this many records are checked exactly by default."""
+
+MAX_SPREADS = 200_000
+"""A component with more spreads of its shared sub-records than this is not searched."""
+
+
+@dataclass
+class ExactResult:
+    """Outcome of :func:`check_component`."""
+
+    feasible: bool
+    max_support: dict[frozenset[str], int] = field(default_factory=dict)
+    """Every itemset of 1..m terms some valid reconstruction holds, with its largest support."""
+    spreads: int = 0
+
+    def below(self, k: int) -> list[tuple[frozenset[str], int]]:
+        """Itemsets whose largest support is between 1 and k - 1, smallest and rarest first."""
+        bad = [(s, n) for s, n in self.max_support.items() if 0 < n < k]
+        bad.sort(key=lambda x: (len(x[0]), x[1], sorted(x[0])))
+        return bad
+
+
+def _spreads(comp: Component) -> Iterator[list[Counter]]:
+    """Every spread of the shared sub-records: per chunk, a Counter of (leaf, sub-record) -> count."""
+    plans = [sc.kinds() for sc in comp.shared]
+
+    def one_chunk(options, i: int, room: dict[int, int]) -> Iterator[Counter]:
+        if i == len(options):
+            yield Counter()
+            return
+        sub, n, allowed = options[i]
+        for split in _compositions(n, [room[p] for p in allowed]):
+            left = dict(room)
+            for p, x in zip(allowed, split, strict=True):
+                left[p] -= x
+            for rest in one_chunk(options, i + 1, left):
+                out = Counter(rest)
+                for p, x in zip(allowed, split, strict=True):
+                    if x:
+                        out[(p, sub)] += x
+                yield out
+
+    def all_chunks(c: int) -> Iterator[list[Counter]]:
+        if c == len(plans):
+            yield []
+            return
+        room = {p: comp.leaves[p].size for p in comp.shared[c].leaves}
+        for mine in one_chunk(plans[c], 0, room):
+            for rest in all_chunks(c + 1):
+                yield [mine] + rest
+
+    yield from all_chunks(0)
+
+
+def _compositions(n: int, caps: list[int]) -> Iterator[tuple[int, ...]]:
+    """Every way to write n as an ordered sum of len(caps) parts, part i at most caps[i]."""
+    if not caps:
+        if n == 0:
+            yield ()
+        return
+    rest_cap = sum(caps[1:])
+    for x in range(min(n, caps[0]), max(0, n - rest_cap) - 1, -1):
+        for tail in _compositions(n - x, caps[1:]):
+            yield (x,) + tail
+
+
+def _t_max(s: int, has_terms: bool, counts: list[int], q: dict[int, int]) -> int:
+    """Largest t such that t records of a leaf hold an itemset (module docstring): ``q`` maps
+    each touched chunk to its pieces containing the itemset's part of it."""
+    top = min([s, *q.values()])
+    if has_terms:
+        return top
+    while top > 0:
+        rest = s - top
+        if sum(n - top if c in q else min(n, rest) for c, n in enumerate(counts)) >= rest:
+            break
+        top -= 1
+    return top
+
+
+def _fillable(leaf: Leaf, counts: Sequence[int]) -> bool:
+    """Can every record of ``leaf`` be non-empty, with ``counts`` pieces per chunk (proof of Lemma 2)?"""
+    if leaf.term_chunk:
+        return leaf.size != 0
+    return sum(counts) >= leaf.size
+
+
+def _supports_of(leaf: Leaf, chunks: tuple[tuple[frozenset[str], ...], ...], counts: list[int],
+                 only: frozenset[frozenset[str]]) -> dict[frozenset[str], int]:
+    """t_max of each itemset of ``only`` that the leaf can hold (at least one record)."""
+    terms = leaf.term_chunk
+    home: dict[str, int] = {}
+    for c, ch in enumerate(chunks):
+        for sub in ch:
+            for t in sub:
+                home.setdefault(t, c)
+    out: dict[frozenset[str], int] = {}
+    for itemset in only:
+        if not itemset <= terms | home.keys():
+            continue
+        parts: dict[int, set[str]] = {}
+        for t in itemset - terms:
+            parts.setdefault(home[t], set()).add(t)
+        top = _t_max(leaf.size, bool(terms), counts, {c: sum(1 for sub in chunks[c] if part <= sub)
+                                                        for c, part in parts.items()})
+        if top > 0:
+            out[itemset] = top
+    return out
+
+
+def _occurring(chunks: tuple[tuple[frozenset[str], ...], ...], m: int) -> list[Counter]:
+    """Per chunk, every itemset of 1..m terms of its pieces with the number of pieces holding it."""
+    occurring = []
+    for ch in chunks:
+        q: Counter = Counter()
+        for sub in ch:
+            items = sorted(sub)
+            for r in range(1, min(m, len(items)) + 1):
+                q.update(frozenset(x) for x in itertools.combinations(items, r))
+        occurring.append(q)
+    return occurring
+
+
+def _cores(occurring: list[Counter], c: int, room: int) -> Iterator[tuple[frozenset[str], dict[int, int]]]:
+    """Every "core" of at most ``room`` terms: one occurring part from each of some chunks c, c+1, ...,
+    with the pieces of each touched chunk holding its part."""
+    if c == len(occurring):
+        yield frozenset(), {}
+        return
+    yield from _cores(occurring, c + 1, room)
+    for part, n in occurring[c].items():
+        if len(part) <= room:
+            for rest, q in _cores(occurring, c + 1, room - len(part)):
+                yield part | rest, {c: n, **q}
+
+
+def _all_supports(leaf: Leaf, chunks: tuple[tuple[frozenset[str], ...], ...], counts: list[int], m: int,
+                  below: int | None) -> dict[frozenset[str], int]:
+    """t_max of every itemset the leaf can hold, kept only when below ``below`` if given: a core
+    plus any term-chunk terms, which every record can take (the core's t_max is unchanged by them)."""
+    s, terms = leaf.size, leaf.term_chunk
+    pool = sorted(terms)
+    out: dict[frozenset[str], int] = {}
+    for core, q in _cores(_occurring(chunks, m), 0, m):
+        top = _t_max(s, bool(terms), counts, q) if core else s if terms else 0
+        if top <= 0 or (below is not None and top >= below):
+            continue
+        if core:
+            out[core] = top
+        for r in range(1, m - len(core) + 1):
+            for extra in itertools.combinations(pool, r):
+                out[core | frozenset(extra)] = top
+    return out
+
+
+def _leaf_supports(leaf: Leaf, chunks: tuple[tuple[frozenset[str], ...], ...], m: int,
+                   only: frozenset[frozenset[str]] | None, below: int | None) -> dict[frozenset[str], int] | None:
+    """t_max of every itemset for one leaf holding ``chunks`` (record chunks, then its shared
+    pieces chunk by chunk): of ``only`` if given, else of every itemset the leaf can hold, kept
+    only when below ``below`` if given. None when the leaf cannot have all its records non-empty."""
+    counts = [len(ch) for ch in chunks]
+    if not _fillable(leaf, counts):
+        return None
+    if only is not None:
+        return _supports_of(leaf, chunks, counts, only)
+    return _all_supports(leaf, chunks, counts, m, below)
+
+
+def check_component(comp: Component, m: int, max_spreads: int = MAX_SPREADS,
+                    only: Iterable[frozenset[str]] | None = None, below: int | None = None) -> ExactResult | None:
+    """Largest support of every itemset of 1..m terms (of ``only`` if given) over the valid
+    reconstructions of ``comp``, or None when it has more than ``max_spreads`` spreads (see the
+    module docstring). With ``below=k``, a one-leaf component lists only the itemsets whose
+    largest support is below k (its only spread decides them; a shortcut for the verifier)."""
+    wanted = None if only is None else frozenset(only)
+    leaf_below = below if len(comp.leaves) == 1 else None
+    cache: dict[tuple, dict[frozenset[str], int] | None] = {}
+    best: dict[frozenset[str], int] = {}
+    feasible = False
+    n = 0
+    for spread in _spreads(comp):
+        n += 1
+        if n > max_spreads:
+            return None
+        total: Counter = Counter()
+        valid = True
+        for p, leaf in enumerate(comp.leaves):
+            shared = tuple(
+                tuple(sorted((sub for (q, sub), x in per_chunk.items() if q == p for _ in range(x)), key=sorted))
+                for per_chunk in spread)
+            key = (p, shared)
+            if key not in cache:
+                cache[key] = _leaf_supports(leaf, leaf.record_chunks + tuple(ch for ch in shared if ch), m, wanted,
+                                            leaf_below)
+            got = cache[key]
+            if got is None:
+                valid = False
+                break
+            total.update(got)
+        if not valid:
+            continue
+        feasible = True
+        for itemset, x in total.items():
+            if x > best.get(itemset, 0):
+                best[itemset] = x
+    return ExactResult(feasible, best if feasible else {}, n)

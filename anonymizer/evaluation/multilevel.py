@@ -1,0 +1,197 @@
+"""Metrics that compare every method side by side: tKd-ML^2, re of generalized data, NCP.
+
+**tKd-ML^2** (Terrovitis2012 section 6, "top-K multiple level mining loss", after the ML^2 of the
+2008 Apriori paper): equation 2, ``1 - |FI & FI'| / |FI|``, where FI and FI' are the top-K
+*generalized* frequent itemsets "that can be traced in the original and anonymized data". Our
+reading:
+
+* Level l (1 .. the hierarchy's height; the root's level 0 tells nothing) of a dataset is the
+  dataset with every item replaced by its ancestor at depth l (an item shallower than l stays);
+  a level-l itemset is a set of nodes of that projection. FI is the top-K over all levels
+  together: the itemsets (as node sets; one that occurs at several levels counts once) whose
+  support reaches the K-th largest support among them, ties at the cut kept (as for tKd,
+  :mod:`anonymizer.evaluation.topk`). Each level's top K comes from the exact best-first search.
+* For a dataset of original items (a reconstruction of a disassociated release, DiffPart's
+  output), FI' is the same on the published data, and an itemset of FI counts when its published
+  support reaches the published K-th support (:func:`tkd_ml2`).
+* For a generalized release (Apriori) "a generalized frequent itemset is lost if it contains
+  terms that have been generalized at a higher level during the anonymization process": an
+  itemset of FI counts when each of its nodes x is *traceable*, i.e. every leaf under x is
+  published as x or as a node below x. Global recoding keeps the supports of traceable itemsets
+  exactly, so they are also in the published top K (:func:`tkd_ml2_generalized`).
+
+**re of generalized data** (Terrovitis2012 section 7, Figure 11c): "calculated by uniformly
+dividing the support of a generalized term to the original terms that map to it". *Choice*: a
+record holding generalized node G holds one of G's |G| leaves, uniformly; so the estimated support
+of the pair (a, b) is ``supp'(G_a, G_b) / (|G_a| * |G_b|)`` when a and b are published as
+different nodes, and 0 when both fall into the same node (one leaf per node and record).
+
+**NCP** (the 2008 paper; Amnesia's measure): see :func:`anonymizer.baselines.apriori.ncp_of_cut`. It is 0
+for disassociation (no term is generalized) and undefined for DiffPart (records are not kept one
+to one, so no item has "its" published form); :func:`baseline_utility` reports None there.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from anonymizer.baselines.apriori import ncp_of_cut
+from anonymizer.baselines.generalized import GeneralizedRelease
+from anonymizer.baselines.hierarchy import Hierarchy
+from anonymizer.evaluation.loss import pair_supports, ranked_terms, re, re_from_supports, resolve_re_range, tkd_against
+from anonymizer.evaluation.report import UtilityReport
+from anonymizer.evaluation.topk import itemset_supports, top_k_search
+from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
+
+__all__ = ["MultiLevelTopK", "project_dataset", "multilevel_top_k", "tkd_ml2", "tkd_ml2_generalized",
+           "re_generalized", "baseline_utility", "traceable_nodes"]
+
+
+class MultiLevelTopK:
+    """FI of tKd-ML^2: itemsets (frozensets of node labels) -> (support, level); and the K-th support."""
+
+    def __init__(self, itemsets: dict[frozenset, tuple[int, int]], kth: int, truncated: bool) -> None:
+        self.itemsets = itemsets
+        self.kth_support = kth
+        self.truncated = truncated
+
+
+def project_dataset(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray) -> TransactionDataset:
+    """``ds`` (items = leaves of ``hierarchy``) with every leaf replaced by ``leaf_map[leaf]`` (vectorized)."""
+    pos = hierarchy.leaf_positions(list(ds.vocabulary))
+    node_of_term = leaf_map[pos]
+    rows = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))
+    nodes = node_of_term[ds.indices.astype(np.int64)] if ds.indices.size else np.zeros(0, dtype=np.int64)
+    used = np.unique(nodes)
+    labels = [hierarchy.labels[n] for n in used.tolist()]
+    order = np.argsort(np.asarray(labels, dtype=object), kind="stable") if labels else np.zeros(0, dtype=np.int64)
+    rank = np.empty(used.size, dtype=np.int64)
+    rank[order] = np.arange(used.size)
+    ids = rank[np.searchsorted(used, nodes)] if nodes.size else nodes
+    key = np.unique(rows * max(used.size, 1) + ids)
+    r, c = key // max(used.size, 1), key % max(used.size, 1)
+    indptr = np.zeros(len(ds) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=len(ds)), out=indptr[1:])
+    vocab = tuple(labels[i] for i in order.tolist())
+    return TransactionDataset(vocab, indptr, c.astype(np.int32), name=ds.name)
+
+
+def _levels(hierarchy: Hierarchy) -> list[int]:
+    return list(range(1, hierarchy.height + 1))
+
+
+def multilevel_top_k(ds: TransactionDataset, hierarchy: Hierarchy, top_k: int,
+                     exact_ties: bool = True) -> MultiLevelTopK:
+    """The top-K itemsets over all levels of ``ds`` (module docstring)."""
+    found: dict[frozenset, tuple[int, int]] = {}
+    truncated = False
+    for level in _levels(hierarchy):
+        proj = project_dataset(ds, hierarchy, hierarchy.level_map(level))
+        res = top_k_search(proj, top_k, max_itemsets=None if exact_ties else top_k)
+        truncated |= res.truncated
+        for items, n in res.itemsets.items():
+            found.setdefault(items, (n, level))
+    if not found:
+        return MultiLevelTopK({}, 0, truncated)
+    supports = sorted((n for n, _ in found.values()), reverse=True)
+    kth = supports[top_k - 1] if len(supports) >= top_k else 1
+    return MultiLevelTopK({s: v for s, v in found.items() if v[0] >= kth}, kth, truncated)
+
+
+def tkd_ml2(original: TransactionDataset, published: TransactionDataset, hierarchy: Hierarchy,
+            top_k: int = 1000, fi: MultiLevelTopK | None = None) -> float:
+    """tKd-ML^2 of a published dataset of original items (a reconstruction, DiffPart's output)."""
+    fi = fi or multilevel_top_k(original, hierarchy, top_k)
+    if not fi.itemsets:
+        return 0.0
+    kth = multilevel_top_k(published, hierarchy, top_k, exact_ties=False).kth_support \
+        if len(published) else 0
+    kept = 0
+    by_level: dict[int, list[frozenset]] = {}
+    for items, (_n, level) in fi.itemsets.items():
+        by_level.setdefault(level, []).append(items)
+    for level, sets in by_level.items():
+        proj = project_dataset(published, hierarchy, hierarchy.level_map(level)) if len(published) else published
+        for n in itemset_supports(proj, sets).values():
+            kept += int(n > 0 and n >= kth)
+    return 1.0 - kept / len(fi.itemsets)
+
+
+def traceable_nodes(release: GeneralizedRelease) -> np.ndarray:
+    """Per node: True when every leaf under it is published as it or as a node below it."""
+    h = release.hierarchy
+    lowest = np.full(len(h), np.iinfo(np.int64).max, dtype=np.int64)
+    lowest[h.leaf_nodes] = h.depth[release.leaf_map()]  # depth of each leaf's published node
+    for d in range(h.height, 0, -1):  # children before parents: the shallowest published depth below
+        nodes = np.flatnonzero(h.depth == d)
+        np.minimum.at(lowest, h.parent[nodes], lowest[nodes])
+    return lowest >= h.depth
+
+
+def tkd_ml2_generalized(original: TransactionDataset, release: GeneralizedRelease, top_k: int = 1000,
+                        fi: MultiLevelTopK | None = None) -> float:
+    """tKd-ML^2 of an Apriori release: the share of FI with a node generalized above its level."""
+    h = release.hierarchy
+    fi = fi or multilevel_top_k(original, h, top_k)
+    if not fi.itemsets:
+        return 0.0
+    ok = traceable_nodes(release)
+    index = h.index
+    kept = sum(1 for items in fi.itemsets if all(ok[index[x]] for x in items))
+    return 1.0 - kept / len(fi.itemsets)
+
+
+def re_generalized(original: TransactionDataset, release: GeneralizedRelease,
+                   rank_range: tuple[int, int] = (200, 220)) -> float:
+    """re of an Apriori release, supports divided uniformly over the leaves of each node (module docstring)."""
+    h = release.hierarchy
+    terms = ranked_terms(original, rank_range)
+    leaf_map = release.leaf_map()
+    pos = h.leaf_positions(terms, what="original dataset")
+    nodes = leaf_map[pos]
+    labels = [h.labels[n] for n in nodes.tolist()]
+    distinct = sorted(set(labels))
+    g = pair_supports(release.dataset(), distinct)
+    at = {lab: i for i, lab in enumerate(distinct)}
+    idx = np.asarray([at[lab] for lab in labels])
+    size = h.leaf_count[nodes].astype(np.float64)
+    s_p = g[np.ix_(idx, idx)] / np.outer(size, size)
+    s_p[nodes[:, None] == nodes[None, :]] = 0.0
+    return re_from_supports(pair_supports(original, terms), s_p)
+
+
+def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, top_k: int = 1000,
+                     re_range: tuple[int, int] | None = None,
+                     hierarchy: Hierarchy | None = None) -> UtilityReport:
+    """tKd, re, tKd-ML^2 and NCP of an Apriori or DiffPart release (tKd-a, re-a, tlost, RLM, RAE: None).
+
+    ``hierarchy`` (default: the release's own) is the one tKd-ML^2 mines with. ``re_range=None``
+    is the default ranks 200-220, adapted to small vocabularies (:func:`anonymizer.evaluation.loss.resolve_re_range`).
+    """
+    re_range, adapted = resolve_re_range(original, re_range)
+    h = hierarchy or release.hierarchy
+    published = release.dataset()
+    fi_plain = top_k_search(original, top_k)
+    notes = []
+    if fi_plain.truncated:
+        notes.append(f"tKd: more than {len(fi_plain.itemsets)} itemsets tie at the top-{top_k} cut")
+        warnings.warn(notes[-1], RuntimeWarning, stacklevel=2)
+    tkd_value = tkd_against(fi_plain, published, top_k)
+    fi = multilevel_top_k(original, h, top_k)
+    if release.method == "apriori":
+        if h is not release.hierarchy:
+            raise InputError("tKd-ML^2 of an Apriori release uses the release's own hierarchy")
+        re_value = re_generalized(original, release, re_range)
+        ml2 = tkd_ml2_generalized(original, release, top_k, fi=fi)
+        ncp: float | None = ncp_of_cut(original, h, release.leaf_map())
+    else:
+        re_value = re(original, published, re_range)
+        ml2 = tkd_ml2(original, published, h, top_k, fi=fi)
+        ncp = None
+    return UtilityReport(tkd=tkd_value, tkd_a=None, re=re_value, re_a=None, tlost=None, reconstructions=0,
+                         seed=0, top_k=top_k, re_range=(int(re_range[0]), int(re_range[1])), tkd_runs=[tkd_value],
+                         re_runs=[re_value], warnings=notes, tkd_ml2=ml2, ncp=ncp, method=release.method,
+                         re_range_adapted=adapted)

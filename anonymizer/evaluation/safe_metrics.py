@@ -1,0 +1,64 @@
+"""Utility metrics of safe disassociation (Awad2019 section 5.1): RLM and RAE.
+
+* **RLM** (5.1.2), relative loss: sum over items x of (s(x, T*) - s(x, T')) divided by the sum of
+  s(x, T*), where T* is the disassociated and T' the safely disassociated release. Choice: the
+  support of an item in a release is what the release publishes, i.e. its occurrences in record
+  chunks and shared chunks; term-chunk terms publish no support (and safe disassociation does
+  not touch them), so they count in neither. Ghost records keep every item's support (Awad2019
+  eq. 6), so only suppressed occurrences count. A term that safe disassociation had to move into
+  a term chunk (see :mod:`anonymizer.disassociation.safe`) loses its published support and counts as lost.
+* **RAE** (5.1.3), relative association error: for pairs {x, y}, (s(xy, T) - s(xy, R)) divided by
+  the average of the two, where T is the original dataset and R the anonymized data. Awad2019
+  takes the formula from Terrovitis2012 (section 6, eq. 3); as there, the absolute difference is
+  averaged over all pairs of the terms ranked ``rank_range`` by original support (200th-220th by
+  default), pairs with zero support on both sides left out. The support in a release is taken on
+  random reconstructions (Awad2019 Table 1: T^o, "a dataset reconstructed by cross joining the
+  itemsets of the record chunks"), averaged over ``reconstructions`` of them, seeded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from anonymizer.evaluation.loss import re
+from anonymizer.evaluation.published import published_supports
+from anonymizer.evaluation.reconstruct import reconstruct
+from anonymizer.model.release import Release
+from corpora.common.errors import InputError
+from corpora.dataset import TransactionDataset
+
+__all__ = ["published_supports", "rlm", "rae"]
+
+
+def rlm(original_release: Release, safe_release: Release) -> float:
+    """Relative Loss Metric of Awad2019 5.1.2 between a release and its safe version (0 = nothing lost)."""
+    before = published_supports(original_release)
+    after = published_supports(safe_release)
+    total = sum(before.values())
+    if total == 0:
+        return 0.0
+    grown = [t for t in after if after[t] > before.get(t, 0)]
+    if grown:
+        raise InputError(f"rlm: the safe release has more occurrences of {grown[0]!r} than the original release; "
+                         "pass (original release, safe release) in that order")
+    return float(sum(before[t] - after.get(t, 0) for t in before) / total)
+
+
+def rae(original: TransactionDataset, anonymized: Release | TransactionDataset | Iterable[TransactionDataset], *,
+        reconstructions: int = 1, seed: int = 0, rank_range: tuple[int, int] = (200, 220)) -> float:
+    """Relative Association Error of Awad2019 5.1.3 between the original dataset and anonymized data.
+
+    ``anonymized`` is a release (disassociated or safe: it is reconstructed ``reconstructions``
+    times with seeds seed, seed+1, ...) or already reconstructed dataset(s), from any iterable
+    (read once, one at a time: :func:`anonymizer.evaluation.utility.utility_report` passes its reconstructions
+    as it draws them).
+    """
+    if isinstance(anonymized, Release):
+        if reconstructions < 1:
+            raise InputError(f"rae: reconstructions must be at least 1, got {reconstructions}")
+        runs = (reconstruct(anonymized, seed=seed + i) for i in range(reconstructions))
+    elif isinstance(anonymized, TransactionDataset):
+        runs = [anonymized]
+    else:
+        runs = anonymized
+    return re(original, runs, rank_range=rank_range)

@@ -1,0 +1,1 @@
+"""The commands of ``python -m attacks`` (cover, semantic, audit, score), one module each."""

