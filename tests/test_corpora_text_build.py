@@ -181,8 +181,8 @@ def test_wiki_sample_builds_with_top_n():
     assert abs(ds.density - 0.5) <= DENSITY_TOLERANCE and ds.stats().max_length <= 100
 
 
-def test_without_density_records_are_the_documents_distinct_terms():
-    ds = build_text_dataset("lee")
+def test_without_density_records_are_the_documents_distinct_terms(lee_dataset):
+    ds = lee_dataset  # build_text_dataset("lee"), built once per session (tests/conftest.py)
     docs = load_preprocessed("lee")
     assert len(ds) == 300 and ds.metadata["density"]["method"] == "full"
     assert ds[0] == frozenset(docs[0]) and ds[299] == frozenset(docs[299])

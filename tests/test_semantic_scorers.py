@@ -99,11 +99,6 @@ def test_reference_resolution(tmp_path) -> None:
         make_scorer("ngd", reference=[])
 
 
-@pytest.fixture(scope="module")
-def test_vectors() -> KeyedVectors:
-    return KeyedVectors.load_word2vec_format(datapath("test_glove.txt"), no_header=True)
-
-
 def test_embedding_scores_are_clipped_cosines(test_vectors: KeyedVectors) -> None:
     scorer = EmbeddingScorer(test_vectors)
     words = list(test_vectors.index_to_key[:12])
