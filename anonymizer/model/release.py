@@ -57,7 +57,7 @@ from anonymizer.model.clusters import (
 )
 from anonymizer.model.truth import TRUTH_FORMAT, ClusterTruth, JointClusterTruth, Truth
 from corpora.common.errors import InputError
-from corpora.common.files import parse_json
+from corpora.common.files import parsed_json
 
 __all__ = [
     "RELEASE_FORMAT",
@@ -284,9 +284,7 @@ class Release:
     @classmethod
     def from_json(cls, obj: Any, source: str = "release") -> Release:
         """Parse and validate a release given as JSON text or as the parsed object (:meth:`from_dict`)."""
-        if isinstance(obj, (str, bytes)):
-            obj = parse_json(obj.decode("utf-8") if isinstance(obj, bytes) else obj, source)
-        return cls.from_dict(obj, source)
+        return cls.from_dict(parsed_json(obj, source), source)
 
     @classmethod
     def from_dict(cls, obj: Any, source: str = "release") -> Release:
@@ -312,6 +310,18 @@ def _restore(params: dict[str, Any], clusters: tuple[Cluster, ...] | None, joint
     return release
 
 
+def _entry_id(entry: Any, where: str, seen: set[str], remember: bool = True) -> str:
+    """The id of a cluster or joint cluster object: a non-empty string no earlier entry used."""
+    if not isinstance(entry, Mapping):
+        raise InputError(f"{where}: expected an object")
+    name = entry.get("id")
+    if not isinstance(name, str) or not name or name in seen:
+        raise InputError(f"{where}: 'id' must be a unique non-empty string")
+    if remember:
+        seen.add(name)
+    return name
+
+
 def _parse_clusters(raw: Any, source: str, seen: set[str]) -> list[Cluster]:
     if not isinstance(raw, list):
         raise InputError(f"{source}: 'clusters' must be a list")
@@ -319,12 +329,7 @@ def _parse_clusters(raw: Any, source: str, seen: set[str]) -> list[Cluster]:
     total = 0
     for i, c in enumerate(raw):
         where = f"{source}: clusters[{i}]"
-        if not isinstance(c, Mapping):
-            raise InputError(f"{where}: expected an object")
-        cid = c.get("id")
-        if not isinstance(cid, str) or not cid or cid in seen:
-            raise InputError(f"{where}: 'id' must be a unique non-empty string")
-        seen.add(cid)
+        cid = _entry_id(c, where, seen)
         size = c.get("size")
         if not is_int(size) or not 1 <= size <= MAX_RECORDS:
             raise InputError(f"{where}: 'size' must be a positive integer of at most {MAX_RECORDS}, "
@@ -351,11 +356,7 @@ def _parse_joints(raw: Any, source: str, seen: set[str]) -> list[JointCluster]:
     joints = []
     for i, j in enumerate(raw):
         where = f"{source}: joint_clusters[{i}]"
-        if not isinstance(j, Mapping):
-            raise InputError(f"{where}: expected an object")
-        jid = j.get("id")
-        if not isinstance(jid, str) or not jid or jid in seen:
-            raise InputError(f"{where}: 'id' must be a unique non-empty string")
+        jid = _entry_id(j, where, seen, remember=False)
         children = j.get("children")
         if (not isinstance(children, list) or not children
                 or not all(isinstance(ch, str) and ch in seen for ch in children)

@@ -19,7 +19,7 @@ from typing import Any
 
 from anonymizer.model.provenance import ReleaseLike, matches_digest, source_name
 from corpora.common.errors import InputError
-from corpora.common.files import parse_json
+from corpora.common.files import parsed_json
 from corpora.common.seeds import check_seed
 
 __all__ = ["TRUTH_FORMAT", "ClusterTruth", "JointClusterTruth", "Truth", "check_digest"]
@@ -115,9 +115,7 @@ class Truth:
     @classmethod
     def from_json(cls, obj: Any, source: str = "truth") -> Truth:
         """Parse a truth given as JSON text or as the parsed object (:meth:`from_dict`)."""
-        if isinstance(obj, (str, bytes)):
-            obj = parse_json(obj.decode("utf-8") if isinstance(obj, bytes) else obj, source)
-        return cls.from_dict(obj, source)
+        return cls.from_dict(parsed_json(obj, source), source)
 
     @classmethod
     def from_dict(cls, obj: Any, source: str = "truth") -> Truth:

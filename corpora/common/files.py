@@ -326,3 +326,10 @@ def parse_json(text: str, source: str, object_pairs_hook: Any = None) -> Any:
         raise InputError(f"{source}: not valid JSON (nested too deeply)") from None
     except ValueError as exc:
         raise InputError(f"{source}: not valid JSON ({str(exc)[:120]})") from None
+
+
+def parsed_json(obj: Any, source: str) -> Any:
+    """``obj`` as parsed JSON: text or UTF-8 bytes go through :func:`parse_json`, anything else is returned."""
+    if isinstance(obj, (str, bytes)):
+        return parse_json(obj.decode("utf-8") if isinstance(obj, bytes) else obj, source)
+    return obj
