@@ -119,3 +119,25 @@ def test_classes_identical_pieces_and_shared_copies() -> None:
     # got record 2's x, anchor 1 got t, anchor 2 got record 0's x, anchor 3 got y and q.
     # record 0 {a,x,t}: a, x of 3; record 1 {a,y,t}: a, t of 3; record 2 {b,x}: 2 of 2; record 3 {q}: 1 of 1
     assert m.get("accuracy_one_to_one", "overall") == pytest.approx((2 / 3 + 2 / 3 + 1 + 1) / 4)
+
+
+def test_records_the_release_deletes_count_zero() -> None:
+    # Ac(D) divides "by the total number of transactions in the original dataset D": the suppression
+    # strategy (AlShuhail2021 Algorithm 1) deletes record 2 ({j}); even the perfect reconstruction
+    # then scores (7 x 1 + 0) / 8 under eq. 5.4 as printed, while the C_1-free reading, which counts
+    # only published records with something disassociated, stays at 1
+    from anonymizer.disassociation.pipeline import disassociate
+    from attacks.semantic.baselines import truth_reconstruction
+    from corpora.dataset import TransactionDataset
+
+    records = [{"i", "j"}, {"f", "h"}, {"j"}, {"h"}, {"i", "j", "d"}, {"i", "d", "j", "h"}, {"c", "d"},
+               {"c", "a", "b", "g"}]
+    ds = TransactionDataset.from_records(records)
+    release, truth = disassociate(ds, 2, 2, 3, horpart="suppression", verpart="strict", refine=False, seed=1)
+    assert sorted(r for ct in truth.clusters for r in ct.records) == [0, 1, 3, 4, 5, 6, 7]
+    m = evaluate_semantic(truth_reconstruction(release, truth), release, truth, ds, wmd=False, bootstrap=0,
+                          baseline=False)
+    for metric in ("accuracy", "accuracy_one_to_one"):
+        assert m.get(metric, "overall", "truth") == pytest.approx(7 / 8)
+        assert next(r.n for r in m.rows if (r.metric, r.part) == (metric, "overall")) == 8
+    assert m.get("accuracy_disassociated", "overall", "truth") == 1.0

@@ -175,12 +175,23 @@ Measured = tuple[list[int], list[float], list[float]]
 """Record ids, numerators and denominators of the records that count."""
 
 
+def _unpublished(outcomes: Sequence[RecordOutcome], inputs: Inputs, ids: list[int], num: list[float]) -> None:
+    """Add the records of D the release does not publish (Algorithm 1's suppression deletes them) with
+    Rec = 0: Ac(D) divides "by the total number of transactions in the original dataset D"."""
+    published = {o.record for o in outcomes}
+    for rid in range(len(inputs.records)):
+        if rid not in published:
+            ids.append(rid)
+            num.append(0.0)
+
+
 def accuracy(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
-    """Eq. 5.4 as printed, Rec(T_i) = |T̄_i ∩ T_i| / |T_i|, over every record (class reading).
+    """Eq. 5.4 as printed, Rec(T_i) = |T̄_i ∩ T_i| / |T_i|, over every record of D (class reading).
 
     T_i is the record restricted to its C_1 sub-record A_i and the part's disassociated terms O_i;
     |T̄_i ∩ T_i| = |A_i| (always right) + the terms of O_i credited under the class reading.
-    Records with an empty T_i (nothing of theirs in C_1 nor in the part) are left out."""
+    Published records with an empty T_i (nothing of theirs in C_1 nor in the part) are left out;
+    unpublished ones count 0."""
     ids: list[int] = []
     num: list[float] = []
     for o in outcomes:
@@ -189,6 +200,7 @@ def accuracy(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Me
         if whole:
             ids.append(o.record)
             num.append((len(o.anchor - orig) + min(float(len(orig)), class_hits(o, part))) / len(whole))
+    _unpublished(outcomes, inputs, ids, num)
     return ids, num, [1.0] * len(ids)
 
 
@@ -202,6 +214,7 @@ def accuracy_one_to_one(outcomes: Sequence[RecordOutcome], part: str, inputs: In
         if whole:
             ids.append(o.record)
             num.append(len(whole & (o.anchor | fixed_placed(o, part))) / len(whole))
+    _unpublished(outcomes, inputs, ids, num)
     return ids, num, [1.0] * len(ids)
 
 

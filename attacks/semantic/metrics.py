@@ -36,7 +36,9 @@ accuracy "reaching over 90%" (Fig. 5.1) beside transaction breakage "around 25% 
 Per part, T_i is restricted to A_i and the part's chunks: ``record`` = A_i + O_i of the record (and
 shared) chunks, ``term`` = A_i + its term-chunk terms, ``overall`` = A_i + both (the whole
 published record when both parts are attacked). A record whose restricted T_i is empty (no C_1
-term and nothing in the part) is left out of that part; every other record of the release counts.
+term and nothing in the part) is left out of that part; every other record of the release counts,
+and a record of D that the release does not publish (the ``suppression`` strategy of Algorithm 1
+deletes small parts) counts with Rec = 0 in every part: no reconstructed record holds any of it.
 
 * ``accuracy``: eq. 5.4 as printed in the thesis's reading of indistinguishable anchors (section
   5.3.1: "when the number of identical sub-records in the anchoring chunk is high and with no
