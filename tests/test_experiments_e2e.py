@@ -175,7 +175,8 @@ def test_semantic_sweep_with_settings_baselines_and_paired_differences(tmp_path,
                                  "selectors": ["ABA", "random"], "baselines": ["blind", "oracle"],
                                  "bootstrap": 50}},
         "metrics": ["accuracy", "accuracy_vs_random", "accuracy_vs_random_lo", "accuracy_vs_random_hi",
-                    "unknown_term_share"],
+                    "accuracy_one_to_one", "accuracy_one_to_one_vs_random", "accuracy_disassociated",
+                    "accuracy_disassociated_vs_random", "unknown_term_share"],
         "seeds": [0],
     }
     path = tmp_path / "s.yaml"
@@ -193,5 +194,11 @@ def test_semantic_sweep_with_settings_baselines_and_paired_differences(tmp_path,
         assert abs(value - (acc[method] - acc["random"])) < 1e-9
         assert lo[method] <= value <= hi[method]
     assert acc["oracle"] >= max(acc.values()) - 1e-12
+    for reading in ("accuracy_one_to_one", "accuracy_disassociated"):  # the other readings, paired alike
+        value_of = {r["method"]: float(r["value"]) for r in rows if r["metric"] == reading}
+        diff_of = {r["method"]: float(r["value"]) for r in rows if r["metric"] == f"{reading}_vs_random"}
+        assert set(diff_of) == set(diff) and value_of["oracle"] == 1.0
+        for method, value in diff_of.items():
+            assert abs(value - (value_of[method] - value_of["random"])) < 1e-9
     unknown = {r["method"]: float(r["value"]) for r in rows if r["metric"] == "unknown_term_share"}
     assert unknown["NGD(public)-ABA"] <= unknown["NGD(private)-ABA"]
