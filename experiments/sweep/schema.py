@@ -53,7 +53,7 @@ from experiments.plugins import load
 from experiments.registry import ATTACKS
 from experiments.sweep.checks import NAME_RE, Ctx, _bool, _check_keys, _choice, _int, _show, _str, _type_name
 from experiments.sweep.entries import parse_datasets
-from experiments.sweep.figures import parse_claims, parse_plots
+from experiments.sweep.figures import parse_claims, parse_ours, parse_plots
 from experiments.sweep.grid import expand_points
 from experiments.sweep.kexpr import KExpr
 from experiments.sweep.limits import COLUMNS, GRID_PARAMS, LIMITS, Limits
@@ -99,6 +99,7 @@ _TOP_KEYS = (
     "jobs",
     "zip_results",
     "claims",
+    "ours",
 )
 
 
@@ -134,7 +135,8 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
         if extra:
             raise ctx.fail(f"datasets[{i}].metrics", f"{_show(extra[0])} is not among the sweep's metrics "
                            f"({', '.join(metrics)})")
-    claims = parse_claims(ctx, raw.get("claims"), metrics)
+    claims = parse_claims(ctx, raw.get("claims"), metrics, plots)
+    ours = parse_ours(ctx, raw.get("ours"), claims)
     executor = _choice(ctx, raw.get("executor", "local"), "executor", ("local", "dask"))
     scheduler = _str(ctx, raw["scheduler"], "scheduler") if raw.get("scheduler") is not None else None
     if scheduler is not None and executor != "dask":
@@ -144,9 +146,9 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     description = _str(ctx, raw["description"], "description") if raw.get("description") is not None else ""
     note = _str(ctx, raw["note"], "note") if raw.get("note") is not None else ""
     spec = SweepSpec(name=name, datasets=datasets, grid=grid, zip_groups=zip_groups, attacks=attacks,
-                     metrics=metrics, utility=utility, seeds=seeds, plots=plots, claims=claims, executor=executor,
-                     scheduler=scheduler, jobs=jobs, zip_results=zip_results, description=description,
-                     note=note, source=source, base_dir=base_dir, raw=dict(raw))
+                     metrics=metrics, utility=utility, seeds=seeds, plots=plots, claims=claims, ours=ours,
+                     executor=executor, scheduler=scheduler, jobs=jobs, zip_results=zip_results,
+                     description=description, note=note, source=source, base_dir=base_dir, raw=dict(raw))
     # Expanding the grid checks the points themselves (k <= max_cluster_size, expressions).
     total = 0
     for d in datasets:
