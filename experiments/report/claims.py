@@ -73,7 +73,7 @@ import numpy as np
 from corpora.common.errors import InputError
 from corpora.common.files import write_text_atomic
 from experiments.plugins import all_metrics
-from experiments.report.rows import select_rows
+from experiments.report.rows import run_filters, select_rows
 from experiments.sweep.spec import TRENDS, Claim, OurSetting, PaperValue
 
 __all__ = ["LEVEL_BAND", "TRENDS", "Claim", "ClaimResult", "LevelEvidence", "LevelPoint", "RivalEvidence",
@@ -308,9 +308,6 @@ def _rival(ours: Series, rival: Series, tolerance: float, lower: bool) -> RivalE
     return RivalEvidence(beats, len(both), tuple(margins))
 
 
-_STEP_FILTERS = ("attack", "method", "chunks", "rank")
-
-
 def ratio_text(ratio: float) -> str:
     """A level ratio as the tables print it: ``x0.05``, ``x1.2``, ``x20`` (``n/a`` when undefined)."""
     if math.isnan(ratio):
@@ -335,7 +332,7 @@ def evaluate_claim(df, claim: Claim) -> ClaimResult:
     cat = claim.categorical
     result = ClaimResult(claim)
     result.controls = [evaluate_claim(df, claim.under(override)) for override in claim.controls]
-    neutral = [(key, val) for key, val in claim.where if key not in _STEP_FILTERS]
+    neutral = run_filters(claim.where)
     result.explained = {metric: _means(df, metric, claim.x, neutral, cat) for metric in claim.explain}
     runs = _series(df, claim.metric, claim.x, claim.where, cat)
     result.ours = {at: _mean(r) for at, r in runs.items()}
