@@ -61,9 +61,12 @@ def test_claims_in_a_sweep_file_are_validated_and_reported(tmp_path):
 
     spec = {"name": "claimed", "datasets": [{"name": "terrovitis2012-fig2", "grid": {"k": 2,
                                                                                   "max_cluster_size": [4, 6]}}],
-            "grid": {"m": 2}, "metrics": ["clusters"], "plots": [],
+            "grid": {"m": 2}, "metrics": ["clusters"],
+            "plots": [{"id": "clusters", "metric": "clusters", "x": "max_cluster_size", "group_by": "dataset"}],
             "claims": [{"id": "c1", "statement": "fewer clusters when they may be larger", "metric": "clusters",
-                        "x": "max_cluster_size", "trend": "falling", "reason": "none"}]}
+                        "x": "max_cluster_size", "trend": "falling", "reason": "none", "paper": {4: 3},
+                        "plot": "clusters"}],
+            "ours": [{"setting": "m", "value": 2, "why": "a small example", "sensitivity": ["c1"]}]}
     assert parse_sweep(spec).claims[0].trend == "falling"
     for bad, message in (({"trend": "up"}, "'up' is not allowed"), ({"metric": "pem"}, "'pem' is not allowed"),
                          ({"trend": None}, "None is not allowed")):
@@ -75,8 +78,11 @@ def test_claims_in_a_sweep_file_are_validated_and_reported(tmp_path):
     assert run_main([str(path), "--results", str(tmp_path / "r")]) == 0
     table = (tmp_path / "r" / "claimed" / "claims.md").read_text()
     assert "fewer clusters when they may be larger" in table
-    assert "| matches |" in table or "| differs |" in table
+    assert "| matches |" in table or "| differs |" in table or "| trend only (level x" in table
+    assert "**Settings we chose**" in table and "| m | 2 | a small example | c1: " in table
     assert table in (tmp_path / "r" / "claimed" / "report.md").read_text()
+    assert "paper: fewer clusters when they may be larger" in \
+        (tmp_path / "r" / "claimed" / "figures" / "clusters.svg").read_text()
 
 
 def test_controls_and_explaining_metrics_are_measured_from_the_table():

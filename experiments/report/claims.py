@@ -243,8 +243,7 @@ def judge_trend(means: Mapping[float, float], spread: Mapping[float, float], tre
     moves = sign * total > tolerance
     why = ""
     if not moves:
-        why = f"total change {_signed(total)}, not {'above' if sign > 0 else 'below'} " \
-              f"{'+' if sign > 0 else '-'}{_fmt(tolerance)}"
+        why = f"total not {'>' if sign > 0 else '<'} {_fmt(sign * tolerance) if tolerance else '0'}"
     if worst is not None and broken:
         why = "; ".join(filter(None, (why, f"step {_num(worst[2][0])}->{_num(worst[2][1])}: "
                                             f"{_signed(-sign * worst[1])} against the trend (noise {_fmt(worst[3])})")))

@@ -35,6 +35,15 @@ Layout (every key but ``name`` and ``datasets`` is optional)::
     seeds: [0, 1, 2]               # or repeats: 3 (seeds 0, 1, 2)
     plots:
       - {metric: pem, x: max_cluster_size, group_by: method, where: {dataset: kosarak10k}}
+      - {id: diff, metric: accuracy_vs_random, x: k, sharey: false,   # small multiples, <= 6 lines each
+         panels: [{title: NGD, where: {method: [NGD(public)-ABA, NGD(public)-MRA]}},
+                  {title: oracle, where: {method: oracle}}]}
+    claims:                        # the papers' statements, judged after the sweep (experiments.report.claims)
+      - {id: fig4, statement: "Fig. 4: PEM rises with delta", metric: pem, x: max_cluster_size,
+         where: {dataset: kosarak10k}, trend: rising, tolerance: 1, paper: {10: 17, 60: ">50", mean: 35},
+         plot: pem_vs_max_cluster_size_dataset-kosarak10k}
+    ours:                          # settings the paper does not state, and the claims measuring them
+      - {setting: max cluster size, value: 30, why: "not stated", sensitivity: [fig4]}
     executor: local                # local | dask
     scheduler: tcp://host:8786     # dask scheduler address (none: a local cluster)
     jobs: 2
