@@ -164,7 +164,7 @@ def _paper(ctx: Ctx, raw: Any, path: str, categorical: bool) -> tuple[PaperValue
         if at == "mean":
             where: Any = None
         elif categorical:
-            if isinstance(at, bool) or not isinstance(at, str | int | float):
+            if not isinstance(at, str | int | float):
                 raise ctx.fail(path, f"{_show(at)}: expected a category of x or 'mean'")
             where = str(at)
         elif isinstance(at, str):
