@@ -381,7 +381,7 @@ def _order(r: ClaimResult) -> list[Any]:
     return sorted(r.ours, key=lambda c: (listed.index(c) if c in listed else len(listed), c))
 
 
-def _curve(r: ClaimResult, means: Mapping[Any, float], xs: Sequence[Any]) -> str:
+def _curve(means: Mapping[Any, float], xs: Sequence[Any]) -> str:
     return ", ".join(_fmt(means.get(a)) for a in xs)
 
 
@@ -394,10 +394,10 @@ def _ours(r: ClaimResult) -> str:
     if len(xs) == 1:
         text = _values([(xs[0], r.ours[xs[0]])], c.x)
     else:
-        text = f"{c.x}={','.join(_num(a) for a in xs)}: {_curve(r, r.ours, xs)}"
+        text = f"{c.x}={','.join(_num(a) for a in xs)}: {_curve(r.ours, xs)}"
     if c.rival:
         rival = ", ".join(f"{k}={'/'.join(str(v) for v in vals)}" for k, vals in c.rival)
-        text += f" vs {_curve(r, r.rival, xs)} ({rival})"
+        text += f" vs {_curve(r.rival, xs)} ({rival})"
     if any(pv.is_mean for pv in c.paper):
         values = list(r.ours.values())
         text += f"; mean {_fmt(float(np.mean(values)))} (range {_fmt(min(values))}-{_fmt(max(values))})"
