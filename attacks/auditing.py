@@ -90,6 +90,8 @@ SEMANTIC_MIN_WORD_SHARE = 0.5
 
 _DEFAULT_SAFE_TARGETS = next(f.default for f in fields(DisassociationParams) if f.name == "safe_targets")
 """Safe disassociation's default targets (``safe_targets`` is not published in a release's params)."""
+_SAFE_EVERY = "--safe" if _DEFAULT_SAFE_TARGETS == "every" else "--safe --safe-targets every"
+"""The flags of a safe release with no record chunk PEM counts (Awad2019 5.1.1: every chunk Definition 3 flags)."""
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
 _SHOWN_VIOLATIONS = 5
 
@@ -455,12 +457,13 @@ def _recommend(report: AuditReport, max_pem: float | None, max_vulnerable: float
         if "PEM" in failed:
             why.append(f"PEM {report.cover['pem']:.2%}")
         why += [f"the {a['attacker']} attacker breaches {a['share']:.1%}" for a in breached]
-        out.append(f"Publish a safe release instead ({'; '.join(why)}): {command(p, '--safe')} (Awad2019's safe "
+        out.append(f"Publish a safe release instead ({'; '.join(why)}): {command(p, _SAFE_EVERY)} (Awad2019's safe "
                    "disassociation removes the cover problems PEM counts and most of the attackers' breaches)."
                    + then)
     elif "PEM" in failed:
         out.append(f"The safe release still has PEM {report.cover['pem']:.2%}: "
-                   f"{command(p, '--safe --safe-targets every')}." + then)
+                   f"{command(p, '--safe --safe-targets every')} (every record chunk with a cover problem, as "
+                   "Awad2019's PEM counts them)." + then)
     elif breached:
         worst = max(breached, key=lambda a: a["share"])
         bigger = dict(p, k=int(k) + 1) if isinstance(k, int) else p
