@@ -51,11 +51,13 @@ def cover_attack(
     seed: int = 0,
     moderate_share: float = 0.5,
 ) -> CoverReport:
-    """Cover problems, Barakat2016 Algorithm 1's breaches and Awad2019's PEM of ``release``.
+    """Cover problems, Barakat2016 Algorithm 1's breaches and Awad2019's PEM (three readings) of ``release``.
 
-    ``attacker`` is ``"strong"``, ``"moderate"`` or ``"weak"`` (Barakat2016 section 4). Their
-    knowledge is simulated from the real records when ``truth`` (or ``original``) is given, as
-    the sweeps do, else from the release alone; ``knowledge`` (itemsets) replaces the simulation.
+    ``attacker`` is one of :data:`attacks.cover.knowledge.ATTACKERS`: ``"strong"`` (Barakat2016
+    section 6: every cover problem a breach), ``"strong-per-record"`` (section 4: one well-picked
+    itemset per record), ``"moderate"`` or ``"weak"``. Their knowledge is simulated from the real
+    records when ``truth`` (or ``original``) is given, as the sweeps do, else from the release alone
+    (the strong attacker needs no records); ``knowledge`` (itemsets) replaces the simulation.
     The detector itself reads only the release and the knowledge.
     """
     rel = as_release(release)
