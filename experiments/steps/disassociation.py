@@ -105,7 +105,7 @@ def release_fingerprint(release: Any) -> int:
 
     joint = sorted(sorted(sorted(sorted(sub) for sub in chunk) for chunk in j.shared_chunks)
                    for j in release.joint_clusters)
-    content = {"params": release.params, "clusters": sorted(cluster_key(c) for c in release.clusters),
+    content = {"params": dict(release.params), "clusters": sorted(cluster_key(c) for c in release.clusters),
                "joint": joint}
     digest = hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode("utf-8"))
     return int(digest.hexdigest()[:10], 16)
