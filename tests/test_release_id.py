@@ -8,9 +8,10 @@ from experiments.steps.disassociation import release_fingerprint
 
 
 def test_fingerprint_ignores_order_and_follows_content():
-    a = Release({"k": 2, "m": 2}, [Cluster("P", 2, [[("a", "b"), ("a",)]], ["c"]), Cluster("Q", 2, [[("d",)] * 2], [])])
-    shuffled = Release({"k": 2, "m": 2}, [Cluster("Q", 2, [[("d",)] * 2], []), Cluster("P", 2, [[("a",), ("b", "a")]], ["c"])])
-    other = Release({"k": 2, "m": 2}, [Cluster("P", 2, [[("a", "b"), ("a",)]], ["e"]), Cluster("Q", 2, [[("d",)] * 2], [])])
+    q = Cluster("Q", 2, [[("d",)] * 2], [])
+    a = Release({"k": 2, "m": 2}, [Cluster("P", 2, [[("a", "b"), ("a",)]], ["c"]), q])
+    shuffled = Release({"k": 2, "m": 2}, [q, Cluster("P", 2, [[("a",), ("b", "a")]], ["c"])])
+    other = Release({"k": 2, "m": 2}, [Cluster("P", 2, [[("a", "b"), ("a",)]], ["e"]), q])
     assert release_fingerprint(a) == release_fingerprint(shuffled) != release_fingerprint(other)
     assert 0 <= release_fingerprint(a) < 2 ** 40  # a float column holds it exactly
 
