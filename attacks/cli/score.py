@@ -38,7 +38,7 @@ from corpora.common.errors import ArgumentParser, InputError
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
-HELP = "relatedness scorers' scores of word pairs, and their correlation with human scores (AlShuhail2021 Table 4.1)"
+HELP = "a relatedness scorer's scores of word pairs, and its correlation with human scores"
 DESCRIPTION = ("Score word pairs with relatedness scorers; correlate with human scores when given "
                "(table4.1: beside the thesis's own values).")
 _COLUMN_NAMES = {"ngd_prime": "NGD'", "we": "WE", "li": "Li", "islam": "Islam"}
