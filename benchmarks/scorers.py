@@ -37,7 +37,7 @@ KS = (2, 3, 4, 5)
 #: scorer spec -> (the sweep's method label of its ABA run, what the user needs to set up)
 SCORERS = {
     "ngd": ("NGD-ABA", "none (gensim's Wikipedia sample)"),
-    "hybrid": ("WE+WN-ABA", "none (GloVe package, Debian WordNet)"),
+    "hybrid": ("WE+WN-ABA", "Debian wordnet-base (else GloVe alone)"),
     "glove": ("WE-ABA", "none (GloVe package)"),
     "wordnet": ("WN-ABA", "Debian WordNet"),
     "ngd:private:thesis": ("NGD(private)-ABA", "the pooled sources (Reuters: Debian weka)"),
