@@ -291,13 +291,14 @@ class TableScorer(BaseScorer):
 class HybridScorer(BaseScorer):
     """GloVe and WordNet together: the mean of both scores, or the one that has evidence.
 
-    The best of the scorers without setup on the Miller-Charles judgements (not the default: it
-    attacks worse than NGD, see the module docstring). Embedding cosines capture relatedness from co-occurrence
-    (strong on WordSim353), the taxonomy captures similarity (strong on Miller-Charles and
-    SimLex999); their mean is at least as good as the better of the two on the Miller-Charles
-    pairs. Where only one of them knows a pair, its score is used alone; where neither does, the
-    pair is unknown. Our choice (AlShuhail2021 4.1 uses one measure at a time; Table 4.1 asks a
-    measure to follow human judgements, which GloVe 6B 50-d alone does only at 0.57).
+    The best of GloVe, WordNet and NGD over the default sample on the Miller-Charles judgements
+    (not the default: it attacks worse than NGD, see the module docstring). Embedding cosines
+    capture relatedness from co-occurrence (strong on WordSim353), the taxonomy captures
+    similarity (strong on Miller-Charles and SimLex999); their mean is at least as good as the
+    better of the two on the Miller-Charles pairs. Where only one of them knows a pair, its score
+    is used alone; where neither does, the pair is unknown. Our choice (AlShuhail2021 4.1 uses one
+    measure at a time; Table 4.1 asks a measure to follow human judgements, which GloVe 6B 50-d
+    alone does only at 0.57).
     """
 
     name = "hybrid"
