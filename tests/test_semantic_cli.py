@@ -79,5 +79,6 @@ def test_cli_json_needs_truth_and_setting_needs_ngd(tmp_path, capsys) -> None:
     rel, _tru, _orig = _files(tmp_path)
     assert attacks_main(["semantic", rel, "-o", str(tmp_path / "r.jsonl"), "--json"]) == 2
     assert "--json needs --truth" in capsys.readouterr().err
-    assert attacks_main(["semantic", rel, "-o", str(tmp_path / "r.jsonl"), "--ngd-setting", "public"]) == 2
+    assert attacks_main(["semantic", rel, "-o", str(tmp_path / "r.jsonl"), "--scorer", "glove", "--ngd-setting",
+                         "public"]) == 2
     assert "--ngd-setting needs --scorer ngd" in capsys.readouterr().err

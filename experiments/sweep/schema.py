@@ -132,7 +132,7 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     zip_groups = parse_zip(ctx, raw.get("zip"), grid)
     attacks = parse_attacks(ctx, raw.get("attacks"))
     _check_attacks(ctx, attacks, datasets)
-    steps = {"anonymizer", "utility"} | set(attacks)
+    steps = {"dataset", "anonymizer", "utility"} | set(attacks)
     if True in grid["safe"] or any(True in dict(d.grid).get("safe", ()) for d in datasets):
         steps.add("safe")
     metrics = parse_metrics(ctx, raw.get("metrics"), steps)
