@@ -24,7 +24,8 @@ floating-point noise does not break a tie) go to the first anchor in listed orde
 so for RGA and MRA only ("chooses the first ASR with the best semantic score", sections 4.3.2-4.3.3);
 Algorithm 6 (ABA) states no tie rule, so for ABA listed order is this implementation's choice.
 Identical anchors get identical scores, which is why a term's k-1 copies pile on the first of them
-(``ABA-spread`` below is the named departure that spreads them). A sub-record listed ``c`` times in its chunk goes to the ``c`` best anchors
+(``ABA-spread`` below is the named departure that spreads them). A sub-record listed ``c`` times in
+its chunk goes to the ``c`` best anchors
 (Algorithm 6 lines 5-9); a term-chunk term to the ``k - 1`` best (lines 11-14), capped at the
 cluster size. Different sub-records of one chunk are placed independently, as in the thesis, so
 two of them may land on the same anchor. The extra selector ``assign`` (not in the thesis) removes
