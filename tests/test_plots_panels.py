@@ -121,7 +121,7 @@ def test_the_band_says_what_the_seeds_vary():
     release = frame({("", 10): [7.0, 7.0], ("", 20): [9.0, 9.0]}, metric="release_id")
     release["attack"] = ""
     same = pd.concat([df, release])
-    assert band_note(same, PLOT) == ("band: spread over seeds of attacker sampling only "
-                                     "(the same release for every seed)")
+    assert band_note(same, PLOT) == ("band: spread over seeds of the sampling after the release only "
+                                     "(attackers, reconstructions; the same release for every seed)")
     release.loc[release.index[1], "value"] = 8.0
     assert band_note(pd.concat([df, release]), PLOT) == "band: spread over seeds (releases differ)"

@@ -244,13 +244,14 @@ def band_note(df, plot: PlotSpec) -> str:
     """What a band spans: attacker sampling on one release, or releases that differ between seeds.
 
     From the ``release_id`` rows (a fingerprint of each release) of the figure's runs: when every
-    seed at a point has the same release, the band is the attacker's sampling only."""
+    seed at a point has the same release, the band is what is sampled after it (attackers, reconstructions)."""
     rel = select_rows(df, ("release_id",), run_filters(plot.where))
     if rel.empty:
         return "band: spread over seeds"
     point = [c for c in RUN_PARAMS if c != "seed" and c in rel.columns]
     if rel.groupby(point, dropna=False)["value"].nunique(dropna=False).max() <= 1:
-        return "band: spread over seeds of attacker sampling only (the same release for every seed)"
+        return "band: spread over seeds of the sampling after the release only (attackers, reconstructions; "
+                "the same release for every seed)"
     return "band: spread over seeds (releases differ)"
 
 
