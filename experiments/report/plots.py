@@ -250,8 +250,8 @@ def band_note(df, plot: PlotSpec) -> str:
         return "band: spread over seeds"
     point = [c for c in RUN_PARAMS if c != "seed" and c in rel.columns]
     if rel.groupby(point, dropna=False)["value"].nunique(dropna=False).max() <= 1:
-        return "band: spread over seeds of the sampling after the release only (attackers, reconstructions; "
-                "the same release for every seed)"
+        return ("band: spread over seeds of the sampling after the release only (attackers, reconstructions; "
+                "the same release for every seed)")
     return "band: spread over seeds (releases differ)"
 
 
