@@ -41,7 +41,7 @@ ANONYMIZER_METRICS = (
     # chunks in one cluster): the share of chunks in such clusters is the ceiling of PEM.
     MetricInfo("multi_chunk_clusters", "anonymizer", "clusters with two or more record chunks", fraction=True,
                default=False),
-    MetricInfo("linkable_chunk_share", "anonymizer", "record chunks in multi-chunk clusters (PEM's ceiling)",
+    MetricInfo("linkable_chunk_share", "anonymizer", "record chunks in multi-chunk clusters (ceiling of PEM's linkable reading)",
                fraction=True, default=False),
 )
 UTILITY_METRICS = (
@@ -82,9 +82,10 @@ _RE_BY_RANK = {"re_r1", "re_r2", "re_r5", "re_r10"}  # Terrovitis2012 Figure 7d
 def _chunk_structure_rows(release: Any, method: str) -> list[Row]:
     """Share of clusters with two or more record chunks, and of record chunks inside them.
 
-    Awad2019's PEM counts only chunks whose cover problem can be linked to another record chunk
-    of the cluster (section 3.3), so the second share bounds PEM from above: it is what the
-    measured reasons beside the papers' PEM and breach figures cite.
+    PEM's linkable reading (``pem_linkable``, after Awad2019 section 3.3) counts only chunks whose
+    cover problem can be linked to another record chunk of the cluster, so the second share bounds
+    that reading from above: it is what the measured reasons beside the papers' PEM and breach
+    figures cite.
     """
     per_cluster = [len(c.record_chunks) for c in release.clusters]
     n_chunks = sum(per_cluster)
