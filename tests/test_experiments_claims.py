@@ -100,8 +100,8 @@ def test_controls_and_explaining_metrics_are_measured_from_the_table():
     assert r.controls[0].verdict == "matches" and r.controls[0].ours == {10.0: 20.0, 60.0: 50.0}
     assert r.explained["linkable_chunk_share"] == {10.0: pytest.approx(4.0), 60.0: pytest.approx(2.5)}
     [_, _, line] = claims_table([r])
-    assert "few linkable chunks measured: record chunks in multi-chunk clusters (ceiling of PEM's linkable reading) (%): " \
-           "max_cluster_size=10: 4, max_cluster_size=60: 2.5" in line
+    assert ("few linkable chunks measured: record chunks in multi-chunk clusters (ceiling of PEM's linkable "
+            "reading) (%): max_cluster_size=10: 4, max_cluster_size=60: 2.5") in line
     assert "on dataset=BMS1-fitted: matches (max_cluster_size=10,60: 20, 50; " in line
 
 

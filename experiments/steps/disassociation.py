@@ -41,7 +41,8 @@ ANONYMIZER_METRICS = (
     # chunks in one cluster): the share of chunks in such clusters is the ceiling of PEM.
     MetricInfo("multi_chunk_clusters", "anonymizer", "clusters with two or more record chunks", fraction=True,
                default=False),
-    MetricInfo("linkable_chunk_share", "anonymizer", "record chunks in multi-chunk clusters (ceiling of PEM's linkable reading)",
+    MetricInfo("linkable_chunk_share", "anonymizer",
+               "record chunks in multi-chunk clusters (ceiling of PEM's linkable reading)",
                fraction=True, default=False),
 )
 UTILITY_METRICS = (
