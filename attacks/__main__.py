@@ -21,13 +21,13 @@ TOOL = Tool(
                 "word-pair scoring. Each command has its own --help.",
     commands={
         "cover": ("attacks.cli.cover",
-                  "cover problems, Barakat2016 Algorithm 1's breaches (strong, moderate, weak attacker), Awad2019's "
-                  "PEM"),
+                  "cover problems, Barakat2016 Algorithm 1's breaches (strong, strong-per-record, moderate, weak "
+                  "attacker), Awad2019's PEM"),
         "semantic": ("attacks.cli.semantic",
                      "the semantic attack of AlShuhail2021: reconstruct records by term relatedness, beside its "
                      "random, blind and oracle baselines"),
         "audit": ("attacks.cli.audit",
-                  "is a release safe to publish? Guarantee 1, PEM, the three attackers, a quick semantic attack, "
+                  "is a release safe to publish? Guarantee 1, PEM, Barakat2016's attackers, a quick semantic attack, "
                   "recommendations; exit 1 when a threshold is crossed"),
         "score": ("attacks.cli.score",
                   "a relatedness scorer's scores of word pairs, and its correlation with human scores"),

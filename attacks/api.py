@@ -25,7 +25,7 @@ from attacks.cover.knowledge import Knowledge, make_knowledge
 from attacks.cover.problem import flatten
 from attacks.semantic.attack import run_semantic_attack
 from attacks.semantic.result import SemanticResult
-from attacks.semantic.scorers import make_scorer
+from attacks.semantic.scorers import DEFAULT_SCORER, make_scorer
 from corpora.dataset import TransactionDataset
 
 __all__ = ["cover_attack", "semantic_attack", "as_release", "as_truth"]
@@ -51,11 +51,13 @@ def cover_attack(
     seed: int = 0,
     moderate_share: float = 0.5,
 ) -> CoverReport:
-    """Cover problems, Barakat2016 Algorithm 1's breaches and Awad2019's PEM of ``release``.
+    """Cover problems, Barakat2016 Algorithm 1's breaches and Awad2019's PEM (three readings) of ``release``.
 
-    ``attacker`` is ``"strong"``, ``"moderate"`` or ``"weak"`` (Barakat2016 section 4). Their
-    knowledge is simulated from the real records when ``truth`` (or ``original``) is given, as
-    the sweeps do, else from the release alone; ``knowledge`` (itemsets) replaces the simulation.
+    ``attacker`` is one of :data:`attacks.cover.knowledge.ATTACKERS`: ``"strong"`` (Barakat2016
+    section 6: every cover problem a breach), ``"strong-per-record"`` (section 4: one well-picked
+    itemset per record), ``"moderate"`` or ``"weak"``. Their knowledge is simulated from the real
+    records when ``truth`` (or ``original``) is given, as the sweeps do, else from the release alone
+    (the strong attacker needs no records); ``knowledge`` (itemsets) replaces the simulation.
     The detector itself reads only the release and the knowledge.
     """
     rel = as_release(release)
@@ -68,7 +70,7 @@ def cover_attack(
 
 def semantic_attack(
     release: Release | str | os.PathLike[str],
-    scorer: Any = "glove",
+    scorer: Any = DEFAULT_SCORER,
     selector: str = "ABA",
     *,
     chunks: str = "both",
@@ -79,7 +81,8 @@ def semantic_attack(
     """Reconstruct the records of ``release`` by term relatedness (AlShuhail2021 chapter 4).
 
     ``scorer`` is a scorer object or a spec for :func:`attacks.semantic.scorers.make_scorer` (default
-    ``"glove"``, GloVe 6B 50-d; ignored by the ``random`` and ``VPA`` selectors); ``options``
+    :data:`attacks.semantic.scorers.DEFAULT_SCORER`, the command line's: NGD over gensim's Wikipedia
+    sample; ignored by the ``random`` and ``VPA`` selectors); ``options``
     go to :func:`attacks.semantic.attack.run_semantic_attack` (``vpa_limit``, ``vpa_budget``,
     ``progress``). Score the result with :func:`attacks.semantic.metrics.evaluate_semantic`.
     """

@@ -5,11 +5,15 @@
 1. **Guarantee 1**: the project's independent verifier (:mod:`anonymizer.evaluation.verify`: k^m-anonymity,
    Lemma 2, Property 1, an exact search of small components). A violation always fails the audit;
    so does a component the verifier can neither search nor prove (its detail says "unproven").
-2. **Cover problems and PEM** (Awad2019 Definition 3, section 5.1.1; :mod:`attacks.cover.detector`): the
-   share of record chunks with a cover problem that another record chunk of their cluster can be
-   linked to. Fails when PEM exceeds ``max_pem`` (default 0: any such chunk fails, as safe
+2. **Cover problems and PEM** (Awad2019 Definition 3, section 5.1.1; :mod:`attacks.cover.detector`), in
+   its three readings, the paper's first: PEM, the share of record chunks with a cover problem
+   (5.1.1: "every record chunk that is subject to a cover problem is a vulnerable record chunk");
+   beside it the linkable chunks only (section 3.3, Lemma 1) and the share of clusters with one.
+   Fails when the paper's PEM exceeds ``max_pem`` (default 0: any such chunk fails, as safe
    disassociation leaves none).
-3. **Barakat2016's three attackers** (strong, moderate, weak; section 4): the records each one's
+3. **Barakat2016's attackers** (:data:`attacks.cover.knowledge.ATTACKERS`: strong as section 6
+   simulates it, every cover problem a breach; strong-per-record, section 4's one well-picked
+   itemset per record; moderate; weak): the records each one's
    knowledge breaches (Algorithm 1). With the truth the attackers know the real records, as in
    the sweeps (``experiments/tasks.py``); with only the original dataset they know its records
    without the clusters; with neither, their knowledge is simulated from the release alone (the
@@ -44,14 +48,15 @@ import json
 import os
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from anonymizer.evaluation.consistency import check_original, check_truth
+from anonymizer.model.params import DisassociationParams
 from anonymizer.model.release import Release, Truth
 from attacks.api import as_release, as_truth
 from attacks.cover.detector import run_cover_attack
-from attacks.cover.knowledge import ATTACKERS, make_knowledge
+from attacks.cover.knowledge import ATTACKERS, EVERY_COVER_PAIR, make_knowledge
 from attacks.semantic.attack import run_semantic_attack
 from attacks.semantic.metrics import evaluate_semantic
 from attacks.semantic.scorers import make_scorer
@@ -63,8 +68,9 @@ __all__ = ["AuditCheck", "AuditReport", "audit", "word_share", "DEFAULT_MAX_PEM"
            "DEFAULT_MAX_SEMANTIC_GAIN", "SEMANTIC_MIN_WORD_SHARE"]
 
 DEFAULT_MAX_PEM = 0.0
-"""PEM above which the audit fails when no threshold is given: any linkable cover problem (safe
-disassociation leaves none, Awad2019 section 4, so a release that has one was not made safe)."""
+"""PEM (Awad2019 5.1.1, Definition 3 on every record chunk) above which the audit fails when no threshold
+is given: any record chunk with a cover problem (safe disassociation leaves none, Awad2019 section 4, so
+a release that has one was not made safe)."""
 
 DEFAULT_MAX_VULNERABLE = 0.05
 """Share of records an attacker may breach before the audit fails: 5%, the strictest of the
@@ -82,6 +88,10 @@ chance fails, since disassociation promises that the published chunks cannot be 
 SEMANTIC_MIN_WORD_SHARE = 0.5
 """The semantic attack runs when at least this share of the distinct terms are GloVe words."""
 
+_DEFAULT_SAFE_TARGETS = next(f.default for f in fields(DisassociationParams) if f.name == "safe_targets")
+"""Safe disassociation's default targets (``safe_targets`` is not published in a release's params)."""
+_SAFE_EVERY = "--safe" if _DEFAULT_SAFE_TARGETS == "every" else "--safe --safe-targets every"
+"""The flags of a safe release with no record chunk PEM counts (Awad2019 5.1.1: every chunk Definition 3 flags)."""
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
 _SHOWN_VIOLATIONS = 5
 
@@ -254,11 +264,15 @@ def _semantic(release: Release, truth: Truth | None, original: TransactionDatase
     result = run_semantic_attack(release, scorer, selector="ABA", seed=seed, progress=False)
     metrics = evaluate_semantic(result, release, truth, original, seed=seed, bootstrap=200, wmd=False)
     cell = {(r.metric, r.part, r.method): r for r in metrics.rows}
-    attack, chance = cell.get(("accuracy", "overall", "ABA")), cell.get(("accuracy", "overall", "random"))
+    # the disassociated terms only (C_1 left out): what re-association adds, not diluted by the C_1 terms
+    # every reconstruction keeps (eq. 5.4 as printed counts them: attacks.semantic.metrics)
+    attack = cell.get(("accuracy_disassociated", "overall", "ABA"))
+    chance = cell.get(("accuracy_disassociated", "overall", "random"))
     if attack is None or chance is None:
         return {"status": "skipped", "summary": "skipped: no accuracy could be measured (no attacked pieces)"}
     beats = attack.lo > chance.hi
-    summary = (f"ABA with GloVe 6B 50-d ({share:.0%} of the terms are words): overall accuracy {attack.value:.3f} "
+    summary = (f"ABA with GloVe 6B 50-d ({share:.0%} of the terms are words): overall accuracy of the disassociated "
+               f"terms {attack.value:.3f} "
                f"[{attack.lo:.3f}, {attack.hi:.3f}] vs random {chance.value:.3f} [{chance.lo:.3f}, {chance.hi:.3f}] "
                f"over {attack.n} records: " + ("beats chance" if beats else "no better than chance"))
     return {"status": "ran", "word_share": share, "accuracy": attack.value, "accuracy_ci": [attack.lo, attack.hi],
@@ -318,8 +332,8 @@ def audit(
                                                     else "")))
     knowledge_from = ("the real records (truth file)" if tru is not None else
                       "the original records, clusters unknown" if original is not None else
-                      "the release alone (no truth or original given: strong from the cover relations, moderate "
-                      "from a random reconstruction)")
+                      "the release alone (no truth or original given: strong-per-record from the cover relations, "
+                      "moderate from a random reconstruction)")
     attackers = []
     cover = None
     for attacker in ATTACKERS:
@@ -332,26 +346,30 @@ def audit(
                           "knowledge_size": report.knowledge_size, "vulnerable_records": report.vulnerable_records,
                           "share": share, "breaches": report.breaches, "algorithm1_total": report.algorithm1_total})
     assert cover is not None
-    linkable = [p for p in cover.cover_problems if p.definition == "awad2019" and p.linkable]
+    problems = [p for p in cover.cover_problems if p.definition == "awad2019"]
     flagged = set(screen.terms)
 
     def shown(terms: Any) -> str:  # a term that looks like an identifier is masked wherever the report names it
         return ", ".join(mask(t) if t in flagged else t for t in terms)
 
     examples = [f"cluster {p.cluster} chunk {p.chunk}: {shown(p.covered)} covered by "
-                f"{shown(p.covering) or '(each other)'} in {p.support} records" for p in linkable[:5]]
+                f"{shown(p.covering) or '(each other)'} in {p.support} records"
+                + ("" if p.linkable else " (only record chunk of its cluster)") for p in problems[:5]]
     cover_info = {"pem": cover.pem, "vulnerable_chunks": cover.vulnerable_chunks, "record_chunks": cover.record_chunks,
-                  "pem_literal": cover.pem_literal, "vulnerable_chunks_literal": cover.vulnerable_chunks_literal,
-                  "examples": examples}
+                  "pem_linkable": cover.pem_linkable, "vulnerable_chunks_linkable": cover.vulnerable_chunks_linkable,
+                  "linkable_chunks": cover.linkable_chunks, "pem_cluster": cover.pem_cluster,
+                  "vulnerable_clusters": cover.vulnerable_clusters, "clusters": cover.clusters, "examples": examples}
     checks.append(AuditCheck("PEM", _gate(cover.pem, max_pem), cover.pem, max_pem,
                              f"{cover.vulnerable_chunks} of {cover.record_chunks} record chunks have a cover problem "
-                             f"another chunk of their cluster links to (Awad2019); Definition 3 on every chunk: "
-                             f"{cover.vulnerable_chunks_literal}"))
+                             f"(Awad2019 5.1.1: Definition 3 on every record chunk); linkable chunks only (Awad2019 "
+                             f"3.3, Lemma 1): {cover.vulnerable_chunks_linkable} ({cover.pem_linkable:.2%}); per "
+                             f"cluster: {cover.vulnerable_clusters} of {cover.clusters} clusters "
+                             f"({cover.pem_cluster:.2%})"))
     for a in attackers:
         checks.append(AuditCheck(f"{a['attacker']} attacker", _gate(a["share"], max_vulnerable), a["share"],
                                  max_vulnerable,
                                  f"breaches {a['vulnerable_records']} of {cover.n_records} records (Barakat2016 "
-                                 f"Algorithm 1; knowledge from {a['knowledge_source']})"))
+                                 f"Algorithm 1; {_knowledge_words(a['knowledge_source'])})"))
     sem = _semantic(rel, tru, original, seed, semantic)
     if sem["status"] == "skipped":
         checks.append(AuditCheck("semantic attack", "skipped", None, max_semantic_gain, sem["summary"]))
@@ -373,6 +391,13 @@ def audit(
     report.recommendations, report.commands = _recommend(report, max_pem, max_vulnerable)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _knowledge_words(source: str) -> str:
+    """Where an attacker's knowledge came from, in the words of the report."""
+    if source == EVERY_COVER_PAIR:
+        return "every cover problem a breach, section 6"
+    return f"knowledge from {source}"
 
 
 def _gate(value: float, threshold: float | None) -> str:
@@ -436,18 +461,19 @@ def _recommend(report: AuditReport, max_pem: float | None, max_vulnerable: float
         if "PEM" in failed:
             why.append(f"PEM {report.cover['pem']:.2%}")
         why += [f"the {a['attacker']} attacker breaches {a['share']:.1%}" for a in breached]
-        out.append(f"Publish a safe release instead ({'; '.join(why)}): {command(p, '--safe')} (Awad2019's safe "
+        out.append(f"Publish a safe release instead ({'; '.join(why)}): {command(p, _SAFE_EVERY)} (Awad2019's safe "
                    "disassociation removes the cover problems PEM counts and most of the attackers' breaches)."
                    + then)
     elif "PEM" in failed:
         out.append(f"The safe release still has PEM {report.cover['pem']:.2%}: "
-                   f"{command(p, '--safe --safe-targets every')}." + then)
+                   f"{command(p, '--safe --safe-targets every')} (every record chunk with a cover problem, as "
+                   "Awad2019's PEM counts them)." + then)
     elif breached:
         worst = max(breached, key=lambda a: a["share"])
         bigger = dict(p, k=int(k) + 1) if isinstance(k, int) else p
         if isinstance(delta, int) and isinstance(k, int):
             bigger["max_cluster_size"] = max(delta, 2 * (int(k) + 1) - 1)
-        targets = p.get("safe_targets", "linkable")
+        targets = p.get("safe_targets", _DEFAULT_SAFE_TARGETS)
         out.append(f"The {worst['attacker']} attacker breaches {worst['share']:.1%} of the records of this safe "
                    f"release (threshold {max_vulnerable:.0%}): {command(bigger, f'--safe --safe-targets {targets}')} "
                    "(a larger k; Barakat2016 Fig. 4: breaches also grow with the cluster size, so a smaller "

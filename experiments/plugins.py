@@ -14,6 +14,7 @@ from experiments.registry import ANONYMIZERS, ATTACKS, METRICS, SCORERS, load_al
 from experiments.steps.base import MetricInfo, Scorer
 from experiments.steps.baselines import APRIORI, DIFFPART
 from experiments.steps.cover import COVER
+from experiments.steps.datasets import DATASET_METRICS
 from experiments.steps.disassociation import DISASSOCIATION
 from experiments.steps.semantic import SEMANTIC
 
@@ -25,6 +26,8 @@ for _attack in (COVER, SEMANTIC):
     ATTACKS.register(_attack.name, _attack)
 for _name, _label in (("hybrid", "WE+WN"), ("glove", "WE"), ("wordnet", "WN"), ("ngd", "NGD")):
     SCORERS.register(_name, Scorer(_name, _label, make_scorer))
+for _info in DATASET_METRICS:  # the dataset step's (a text build's composition): after the steps' own
+    METRICS.register(_info.name, _info)
 
 
 def load() -> None:

@@ -50,7 +50,8 @@ def test_safe_release_passes(fig1_files):
     report = json.loads(done.stdout)
     assert report["passed"] is True and report["cover"]["pem"] == 0.0 and report["guarantee1"]["ok"] is True
     assert [c["name"] for c in report["checks"]] == ["Guarantee 1", "identifiers", "PEM", "strong attacker",
-                                                     "moderate attacker", "weak attacker", "semantic attack"]
+                                                     "strong-per-record attacker", "moderate attacker",
+                                                     "weak attacker", "semantic attack"]
     assert report["recommendations"][0].startswith("No threshold crossed")
     # PASS names every residual risk with its value and threshold
     verdict = report["verdict"]
@@ -63,7 +64,8 @@ def test_thresholds_truth_and_report_file(fig1_files):
                 "report.md", cwd=fig1_files)
     assert done.returncode == 1 and "FAIL (strong attacker" in done.stderr
     text = (fig1_files / "report.md").read_text()
-    assert "the real records (truth file)" in text and "| strong | truth |" in text
+    assert "the real records (truth file)" in text and "| strong-per-record | truth |" in text
+    assert "| strong | every-cover-pair |" in text and "every cover problem a breach, section 6" in text
     assert _cli("fig1.json", "--max-pem", "1", "--max-vulnerable", "1", cwd=fig1_files).returncode == 0
     bad = _cli("fig1.json", "--max-pem", "2", cwd=fig1_files)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
@@ -76,7 +78,23 @@ def test_broken_guarantee_fails_whatever_the_thresholds():
     assert not report.passed and report.exit_status == 1
     assert report.checks[0].name == "Guarantee 1" and report.checks[0].status == "fail"
     assert report.recommendations[0].startswith("Do not publish")
-    assert "passed=False" in repr(report) and len(report.to_frame()) == 7
+    assert "passed=False" in repr(report) and len(report.to_frame()) == 8
+
+
+def test_pem_gate_is_the_papers_reading_with_the_others_beside_it():
+    """Awad2019 5.1.1: "every record chunk that is subject to a cover problem is a vulnerable record
+    chunk": a single-chunk cluster with c and d covered by a and b fails the PEM gate though no other
+    record chunk can be linked to it (the linkable reading, 3.3 / Lemma 1, is 0)."""
+    c1 = [("a", "b", "c", "d")] * 4 + [("a", "b")] * 2
+    release = Release({"k": 2, "m": 2, "max_cluster_size": 8}, [Cluster("P1", 6, [c1], ["z"])])
+    report = audit(release, semantic=False)
+    pem = next(c for c in report.checks if c.name == "PEM")
+    assert pem.status == "fail" and pem.value == 1.0
+    assert "Definition 3 on every record chunk" in pem.detail and "Lemma 1): 0 (0.00%)" in pem.detail
+    assert "per cluster: 1 of 1 clusters" in pem.detail
+    assert (report.cover["pem"], report.cover["pem_linkable"], report.cover["pem_cluster"]) == (1.0, 0.0, 1.0)
+    assert report.cover["examples"] == ["cluster P1 chunk 0: c, d covered by a, b in 4 records (only record "
+                                        "chunk of its cluster)"]
 
 
 def test_api_on_words_runs_the_semantic_attack_and_skips_numbers():

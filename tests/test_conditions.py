@@ -185,7 +185,7 @@ def test_vectorized_awad_covers_are_the_definition(release) -> None:
     chunks = [chunk for c in release.clusters for chunk in c.record_chunks]
     for i, chunk in enumerate(chunks):
         want = awad_cover(chunk)
-        assert bool(covers.vulnerable_literal[i]) == (want is not None)
+        assert bool(covers.vulnerable[i]) == (want is not None)
         mine = covers.covered_key & (flat.key_chunk == i)
         got_covered = sorted(flat.terms[flat.key_item[mine]].tolist())
         if want is not None:

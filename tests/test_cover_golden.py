@@ -7,8 +7,9 @@ them (items, supports, which item is covered by which).
 import itertools
 
 from anonymizer.evaluation.verify import km_violations, verify
-from anonymizer.model.release import Cluster, Release
+from anonymizer.model.release import Cluster, ClusterTruth, Release, Truth
 from attacks.cover.detector import run_cover_attack
+from attacks.cover.knowledge import EVERY_COVER_PAIR, cover_pair_itemsets, make_knowledge
 
 ONC, CAN, TRE, SE, VOM = "oncologist", "cancer", "treatment", "side effects", "vomiting"
 
@@ -39,13 +40,30 @@ def awad_fig1() -> Release:
     return Release({"k": 2, "m": 2, "max_cluster_size": 8}, [Cluster("P1", 6, [c1, c2], [])])
 
 
+def two_breach_chunk() -> tuple[Release, Truth]:
+    """One chunk where Barakat2016 section 6's strong attacker finds two breaches, section 4's one.
+
+    k = m = 2, records r0 {a, b, c, e, f}, r1 {a, b, e, f}, r2 {a, b, c}, r3 {a, b}. C1 lists
+    (a, b, c), (a, b), (a, b, c), (a, b): c is covered by a and b, s({a, b, c}) = 2 = s(c). C2 lists
+    (e, f), (e, f): for x = e and for x = f (support 2), I_1(x) = {a, b, c} is a cover problem, so
+    (e, C1) and (f, C1) are two cover relations of chunk C2 (VERPART rejected e and f from C1: {c, e}
+    and {c, f} have support 1). Only r0 holds a cover pair ({c, e} and {c, f}), so one well-picked
+    itemset per record knows one of them.
+    """
+    c1 = [("a", "b", "c"), ("a", "b"), ("a", "b", "c"), ("a", "b")]
+    c2 = [("e", "f"), ("e", "f")]
+    release = Release({"k": 2, "m": 2, "max_cluster_size": 8}, [Cluster("P1", 4, [c1, c2], [])])
+    truth = Truth([ClusterTruth("P1", [0, 1, 2, 3], [[0, 3, 2, 1], [0, 1]], {})])
+    return release, truth
+
+
 def _problems(report, definition):
     return [(p.cluster, p.chunk, p.covered, p.covering, p.item) for p in report.cover_problems
             if p.definition == definition]
 
 
 def test_figures_are_km_anonymous_releases():
-    for release in (barakat_fig1(), barakat_fig3(), awad_fig1()):
+    for release in (barakat_fig1(), barakat_fig3(), awad_fig1(), two_breach_chunk()[0]):
         assert verify(release).ok
 
 
@@ -134,26 +152,70 @@ def test_awad_fig1_attacker_with_d_and_e_links_to_abcd():
 
 def test_strong_attacker_from_release_breaches_every_cover_problem():
     report = run_cover_attack(awad_fig1(), "strong")
-    assert report.knowledge_source == "release"
+    assert report.knowledge_source == EVERY_COVER_PAIR and report.knowledge_size == 2  # {c, e} and {d, e}
     assert report.breaches == 1 and report.vulnerable_records == 2
+    per_record = run_cover_attack(awad_fig1(), "strong-per-record")
+    assert per_record.knowledge_source == "release"
+    assert per_record.breaches == 1 and per_record.vulnerable_records == 2
+
+
+def test_section6_strong_counts_two_breaches_in_one_chunk_per_record_one():
+    """Issue 24's golden case: Barakat2016 section 6 ("a privacy breach occurs whenever a cover problem
+    is found") counts both cover relations of chunk C2; section 4's one well-picked itemset per record
+    (a bijection with the records) knows one of r0's two cover pairs, and no other record holds one."""
+    release, truth = two_breach_chunk()
+    strong = run_cover_attack(release, knowledge=make_knowledge(release, "strong", truth=truth))
+    assert (strong.breaches, strong.algorithm1_total, strong.vulnerable_records) == (2, 2, 2)
+    assert sorted((b.chunk, b.item, b.covered_chunk, tuple(b.covered)) for b in strong.breach_list) == [
+        (1, "e", 0, ("c",)), (1, "f", 0, ("c",))]
+    assert strong.knowledge_source == EVERY_COVER_PAIR and strong.knowledge_size == 2
+    for seed in range(8):  # whichever pair r0's itemset holds, one breach
+        kn = make_knowledge(release, "strong-per-record", seed, truth=truth)
+        assert kn.source == "truth" and kn.details["well_picked"] == 1 and len(kn.itemsets) == 4
+        per_record = run_cover_attack(release, "strong-per-record", knowledge=kn)
+        assert (per_record.breaches, per_record.algorithm1_total, per_record.vulnerable_records) == (1, 1, 2)
+    # the every-cover-pair mode is the knowledge of every cover pair written out
+    assert cover_pair_itemsets(release) == [("c", "e"), ("c", "f")]
+    explicit = run_cover_attack(release, knowledge=cover_pair_itemsets(release))
+    assert (explicit.breaches, explicit.algorithm1_total) == (2, 2)
 
 
 def test_awad_fig1_pem_counts_the_linkable_chunk():
-    """Both readings agree on Figure 1: R_C1's cover problem can be linked to e of R_C2."""
+    """All three readings agree on Figure 1: R_C1's cover problem can be linked to e of R_C2."""
     report = run_cover_attack(awad_fig1(), "strong")
     assert (report.vulnerable_chunks, report.pem) == (1, 0.5)
-    assert (report.vulnerable_chunks_literal, report.pem_literal) == (1, 0.5)
+    assert (report.vulnerable_chunks_linkable, report.pem_linkable, report.linkable_chunks) == (1, 0.5, 2)
+    assert (report.vulnerable_clusters, report.clusters, report.pem_cluster) == (1, 1, 1.0)
     assert [p.linkable for p in report.cover_problems if p.definition == "awad2019"] == [True]
 
 
-def test_single_chunk_cluster_with_covered_items_is_not_vulnerable():
-    """Awad2019 section 3.3: a cover problem associates items "in two distinct record chunks, from
-    the same cluster"; with no other record chunk there is no y to link (Lemma 1), so PEM is 0.
-    Definition 3 on its own still flags the chunk (c and d are covered by a and b)."""
+def test_single_chunk_cluster_with_covered_items_is_vulnerable_but_not_linkable():
+    """Awad2019 5.1.1: "every record chunk that is subject to a cover problem is a vulnerable record
+    chunk", so PEM counts it; section 3.3 / Lemma 1 need "an item in another record chunk", so the
+    linkable reading does not (c and d are covered by a and b)."""
     c1 = [("a", "b", "c", "d")] * 4 + [("a", "b")] * 2
     release = Release({"k": 2, "m": 2, "max_cluster_size": 8}, [Cluster("P1", 6, [c1], ["z"])])
     report = run_cover_attack(release, "strong")
-    assert (report.vulnerable_chunks, report.pem) == (0, 0.0)
-    assert (report.vulnerable_chunks_literal, report.pem_literal) == (1, 1.0)
+    assert (report.vulnerable_chunks, report.pem) == (1, 1.0)
+    assert (report.vulnerable_chunks_linkable, report.pem_linkable, report.linkable_chunks) == (0, 0.0, 0)
+    assert (report.vulnerable_clusters, report.pem_cluster) == (1, 1.0)
     [problem] = [p for p in report.cover_problems if p.definition == "awad2019"]
     assert problem.covered == ["c", "d"] and problem.linkable is False
+
+
+def test_three_pem_readings_differ():
+    """Awad2019 Figure 1's cluster, a single-chunk cluster with a cover problem, a cluster without one
+    and a cluster whose two chunks both have one: 4/6 chunks (5.1.1), 3/6 linkable (3.3, Lemma 1),
+    3/4 clusters (Definition 3: "the cluster R ... subject to a cover problem")."""
+    lone = [("a", "b", "c", "d")] * 4 + [("a", "b")] * 2
+    safe = [("g", "h"), ("g",), ("h",), ("g", "h")]
+    double = [[("p", "q"), ("p", "q"), ("p",)], [("s", "t"), ("s", "t"), ("t",)]]
+    fig1 = awad_fig1().clusters[0]
+    release = Release({"k": 2, "m": 2, "max_cluster_size": 8}, [
+        fig1, Cluster("P2", 6, [lone], []), Cluster("P3", 4, [safe], []), Cluster("P4", 3, double, [])])
+    report = run_cover_attack(release, "strong", list_problems=False)
+    assert report.record_chunks == 6
+    assert (report.vulnerable_chunks, report.pem) == (4, 4 / 6)
+    assert (report.vulnerable_chunks_linkable, report.linkable_chunks, report.pem_linkable) == (3, 4, 3 / 6)
+    assert (report.vulnerable_clusters, report.clusters, report.pem_cluster) == (3, 4, 3 / 4)
+    assert report.to_dict()["pem_cluster"] == 0.75 and "pem_literal" not in report.to_dict()

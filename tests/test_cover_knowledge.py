@@ -10,7 +10,14 @@ from test_safe_golden import awad_truth
 from anonymizer.disassociation.pipeline import disassociate
 from anonymizer.io.release_files import save_release, save_truth
 from attacks.__main__ import main as attacks_main
-from attacks.cover.knowledge import external_vocabulary, load_knowledge, make_knowledge, save_knowledge
+from attacks.cover.knowledge import (
+    ATTACKERS,
+    EVERY_COVER_PAIR,
+    external_vocabulary,
+    load_knowledge,
+    make_knowledge,
+    save_knowledge,
+)
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
@@ -18,8 +25,17 @@ RECORDS = [["a"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e"], ["a", "b
            ["a", "b"]]
 
 
-def test_strong_from_truth_is_one_well_picked_itemset_per_record():
-    kn = make_knowledge(awad_fig1(), "strong", seed=1, truth=awad_truth())
+def test_strong_knows_every_cover_pair_without_building_itemsets():
+    """Barakat2016 section 6: "a privacy breach occurs whenever a cover problem is found"."""
+    for kw in ({}, {"truth": awad_truth()}, {"original": TransactionDataset.from_records(RECORDS)}):
+        kn = make_knowledge(awad_fig1(), "strong", seed=1, **kw)
+        assert kn.every_cover_pair and kn.itemsets == [] and kn.source == EVERY_COVER_PAIR
+    assert not make_knowledge(awad_fig1(), "strong", m=1).every_cover_pair  # no pair fits in a 1-itemset
+    assert ATTACKERS == ("strong", "strong-per-record", "moderate", "weak")
+
+
+def test_strong_per_record_from_truth_is_one_well_picked_itemset_per_record():
+    kn = make_knowledge(awad_fig1(), "strong-per-record", seed=1, truth=awad_truth())
     assert kn.source == "truth"
     # Record 0 = {a} has no 2-combination; the two records with e know e with a covered item (c or d).
     assert len(kn.itemsets) == 5 and kn.details["well_picked"] == 2
@@ -28,11 +44,11 @@ def test_strong_from_truth_is_one_well_picked_itemset_per_record():
     assert all(any(set(s) <= r for r in records) for s in kn.itemsets)
 
 
-def test_strong_from_original_and_release():
+def test_strong_per_record_from_original_and_release():
     ds = TransactionDataset.from_records(RECORDS)
-    kn = make_knowledge(awad_fig1(), "strong", seed=0, original=ds)
+    kn = make_knowledge(awad_fig1(), "strong-per-record", seed=0, original=ds)
     assert kn.source == "original" and kn.details["well_picked"] == 2 and len(kn.itemsets) == 5
-    assert make_knowledge(awad_fig1(), "strong").itemsets == [("c", "e"), ("d", "e")]
+    assert make_knowledge(awad_fig1(), "strong-per-record").itemsets == [("c", "e"), ("d", "e")]
 
 
 def test_moderate_knows_a_strict_subset():
@@ -90,14 +106,21 @@ def test_cli_json_and_text(tmp_path, capsys):
     kfile = tmp_path / "k.jsonl"
     assert attacks_main(["cover", str(rel), "--truth", str(tru), "--save-knowledge", str(kfile), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    for key in ("vulnerable_records", "pem", "record_chunks", "vulnerable_chunks", "cover_problems"):
+    for key in ("vulnerable_records", "pem", "record_chunks", "vulnerable_chunks", "cover_problems", "pem_linkable",
+                "vulnerable_chunks_linkable", "linkable_chunks", "pem_cluster", "vulnerable_clusters", "clusters"):
         assert key in out
-    assert out["pem"] == 0.5 and out["vulnerable_records"] == 2 and out["knowledge_source"] == "truth"
+    assert "pem_literal" not in out and out["pem_cluster"] == 1.0 and out["pem_linkable"] == 0.5
+    assert out["pem"] == 0.5 and out["vulnerable_records"] == 2 and out["knowledge_source"] == EVERY_COVER_PAIR
     assert {"cluster", "chunk", "covered", "covering"} <= set(out["cover_problems"][0])
-    assert load_knowledge(kfile).itemsets
+    assert load_knowledge(kfile).itemsets == [("c", "e"), ("d", "e")]  # every cover pair, written out
     assert attacks_main(["cover", str(rel), "--knowledge", str(kfile), "--attacker", "moderate"]) == 0
     text = capsys.readouterr().out
-    assert "vulnerable records: 2 of 6" in text and "PEM (Awad2019): 1 / 2" in text
+    assert "vulnerable records: 2 of 6" in text
+    assert "PEM (Awad2019 5.1.1: Definition 3 on every record chunk): 1 / 2 record chunks" in text
+    assert "PEM, linkable chunks only (Awad2019 3.3, Lemma 1): 1 / 2" in text
+    assert "PEM per cluster (Definition 3: the cluster is subject to a cover problem): 1 / 1 clusters" in text
+    assert attacks_main(["cover", str(rel), "--truth", str(tru), "--attacker", "strong-per-record", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["knowledge_source"] == "truth"
     assert attacks_main(["cover", str(rel), "--attacker", "nobody"]) == 2
     assert attacks_main(["cover", str(tmp_path / "missing.json")]) == 2
     err = capsys.readouterr().err
@@ -109,7 +132,7 @@ def test_cli_on_disassociated_data(tmp_path, capsys):
     release, truth = disassociate(ds, 3, 2, 20, seed=1)
     rel = tmp_path / "r.json"
     save_release(release, rel)
-    for attacker in ("strong", "moderate", "weak"):
+    for attacker in ATTACKERS:
         assert attacks_main(["cover", str(rel), "--attacker", attacker, "--seed", "3", "--json"]) == 0
         out = json.loads(capsys.readouterr().out)
         assert 0 <= out["vulnerable_records"] <= 120

@@ -11,6 +11,7 @@ from test_cover_golden import _reconstructions, _valid
 from anonymizer.evaluation.verify import km_violations
 from anonymizer.model.release import Cluster, Release
 from attacks.cover.detector import run_cover_attack
+from attacks.cover.knowledge import cover_pair_itemsets
 
 TERMS = list("abcdefg")
 sub_records = st.frozensets(st.sampled_from(TERMS), min_size=1, max_size=5)
@@ -65,19 +66,27 @@ def naive_awad(release):
 
 
 def naive_vulnerable(release, knowledge):
-    pairs = {frozenset(p) for s in knowledge for p in itertools.combinations(sorted(set(s)), 2)}
-    breached = {}
+    return naive_algorithm1(release, knowledge)[2]
+
+
+def naive_algorithm1(release, knowledge=None):
+    """(breaches, Algorithm 1 total, vulnerable records); ``knowledge=None``: every cover problem a breach."""
+    pairs = None if knowledge is None else {
+        frozenset(p) for s in knowledge for p in itertools.combinations(sorted(set(s)), 2)}
+    breached, counter = {}, Counter()
     for cid, j, x, _l, covered, _cov in naive_barakat(release):
-        if any(frozenset((x, y)) in pairs for y in covered):
+        if pairs is None or any(frozenset((x, y)) in pairs for y in covered):
             breached.setdefault((cid, j), set()).add(x)
-    total = 0
+            counter[(cid, j)] += 1
+    total = alg1 = 0
     for cluster in release.clusters:
         best = 0
         for j, chunk in enumerate(cluster.record_chunks):
             xs = breached.get((cluster.id, j), set())
             best = max(best, sum(1 for sub in chunk if xs & set(sub)))
         total += best
-    return total
+        alg1 += max((counter[(cluster.id, j)] for j in range(len(cluster.record_chunks))), default=0)
+    return sum(counter.values()), alg1, total
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -98,14 +107,27 @@ def test_detector_matches_naive_definitions(release, seed):
     assert report.record_chunks == n_chunks and 0 <= report.vulnerable_chunks <= n_chunks
     assert report.vulnerable_records <= release.n_records
     assert report.pem == (report.vulnerable_chunks / n_chunks if n_chunks else 0.0)
-    assert report.vulnerable_chunks_literal == len(got_a)
+    assert report.vulnerable_chunks == len(got_a)  # Awad2019 5.1.1: Definition 3 on every record chunk
     lone = {c.id for c in release.clusters if len(c.record_chunks) == 1}
-    assert report.vulnerable_chunks == len([p for p in got_a if p[0] not in lone])
-    # The strong attacker of the release knows at most one itemset per record, all from cover relations.
+    assert report.vulnerable_chunks_linkable == len([p for p in got_a if p[0] not in lone])
+    assert report.linkable_chunks == sum(len(c.record_chunks) for c in release.clusters if c.id not in lone)
+    assert report.pem_linkable <= report.linkable_chunks / n_chunks if n_chunks else report.pem_linkable == 0.0
+    assert report.vulnerable_clusters == len({p[0] for p in got_a}) and report.clusters == len(release.clusters)
+    assert report.pem_cluster == report.vulnerable_clusters / report.clusters
+    # Barakat2016 section 6's strong attacker: every cover relation is a breach, with no itemset built;
+    # the same as knowing every cover pair {x, y} written out.
     strong = run_cover_attack(release, "strong")
-    assert strong.knowledge_size <= release.n_records
-    assert strong.breaches <= len(got_b) and (strong.breaches > 0) == (len(got_b) > 0)
-    assert strong.vulnerable_records <= release.n_records
+    assert (strong.breaches, strong.algorithm1_total, strong.vulnerable_records) == naive_algorithm1(release)
+    assert strong.breaches == len(got_b)
+    explicit = run_cover_attack(release, knowledge=cover_pair_itemsets(release))
+    assert (explicit.breaches, explicit.algorithm1_total, explicit.vulnerable_records) == naive_algorithm1(release)
+    assert (report.breaches, report.algorithm1_total, report.vulnerable_records) == naive_algorithm1(
+        release, knowledge)
+    # Section 4's reading knows at most one itemset per record, all from cover relations: never more.
+    per_record = run_cover_attack(release, "strong-per-record")
+    assert per_record.knowledge_size <= release.n_records
+    assert per_record.breaches <= strong.breaches and (per_record.breaches > 0) == (len(got_b) > 0)
+    assert per_record.vulnerable_records <= strong.vulnerable_records <= release.n_records
 
 
 def reference_verpart(records, k, m):

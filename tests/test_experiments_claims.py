@@ -20,22 +20,22 @@ RISING = Claim("awad-fig4", "PEM rises with delta", "pem", "max_cluster_size", (
 
 def test_a_rising_claim_matches_a_rising_line():
     r = evaluate_claim(rows({10: [0.2, 0.22], 30: [0.3, 0.3], 60: [0.5, 0.52]}), RISING)
-    assert r.verdict == "trend matches" and r.ours[10.0] == pytest.approx(21.0) and r.ours[60.0] == pytest.approx(51.0)
+    assert r.verdict == "matches" and r.ours[10.0] == pytest.approx(21.0) and r.ours[60.0] == pytest.approx(51.0)
 
 
 def test_a_falling_line_differs_and_the_reason_is_printed():
     r = evaluate_claim(rows({10: [0.7], 60: [0.3]}), RISING)
-    assert r.verdict == "trend differs"
+    assert r.verdict == "differs"
     [header, rule, line] = claims_table([r])
-    assert "| trend differs | single-chunk clusters dominate |" in line
-    assert "max_cluster_size=10: 17" in line and "max_cluster_size=10: 70" in line
+    assert "| differs | single-chunk clusters dominate |" in line
+    assert "max_cluster_size=10: 17" in line and "max_cluster_size=10,60: 70, 30" in line
 
 
 def test_values_within_tolerance_and_no_data():
     claim = Claim("t7a", "tKd about 5%", "tkd", "max_cluster_size", paper=((30, 5.0),), tolerance=2.0)
     df = rows({30: [0.06, 0.065]}, metric="tkd")
-    assert evaluate_claim(df, claim).verdict == "values match"
-    assert evaluate_claim(rows({30: [0.5]}, metric="tkd"), claim).verdict == "values differ"
+    assert evaluate_claim(df, claim).verdict == "matches"
+    assert evaluate_claim(rows({30: [0.5]}, metric="tkd"), claim).verdict == "differs (level x10)"
     assert evaluate_claim(rows({30: [0.5]}, metric="pem"), claim).verdict == "no data"
 
 
@@ -61,9 +61,12 @@ def test_claims_in_a_sweep_file_are_validated_and_reported(tmp_path):
 
     spec = {"name": "claimed", "datasets": [{"name": "terrovitis2012-fig2", "grid": {"k": 2,
                                                                                   "max_cluster_size": [4, 6]}}],
-            "grid": {"m": 2}, "metrics": ["clusters"], "plots": [],
+            "grid": {"m": 2}, "metrics": ["clusters"],
+            "plots": [{"id": "clusters", "metric": "clusters", "x": "max_cluster_size", "group_by": "dataset"}],
             "claims": [{"id": "c1", "statement": "fewer clusters when they may be larger", "metric": "clusters",
-                        "x": "max_cluster_size", "trend": "falling", "reason": "none"}]}
+                        "x": "max_cluster_size", "trend": "falling", "reason": "none", "paper": {4: 3},
+                        "plot": "clusters"}],
+            "ours": [{"setting": "m", "value": 2, "why": "a small example", "sensitivity": ["c1"]}]}
     assert parse_sweep(spec).claims[0].trend == "falling"
     for bad, message in (({"trend": "up"}, "'up' is not allowed"), ({"metric": "pem"}, "'pem' is not allowed"),
                          ({"trend": None}, "None is not allowed")):
@@ -75,8 +78,11 @@ def test_claims_in_a_sweep_file_are_validated_and_reported(tmp_path):
     assert run_main([str(path), "--results", str(tmp_path / "r")]) == 0
     table = (tmp_path / "r" / "claimed" / "claims.md").read_text()
     assert "fewer clusters when they may be larger" in table
-    assert "| trend matches |" in table or "| trend differs |" in table
+    assert "| matches |" in table or "| differs |" in table or "| trend only (level x" in table
+    assert "**Settings we chose**" in table and "| m | 2 | a small example | c1: " in table
     assert table in (tmp_path / "r" / "claimed" / "report.md").read_text()
+    assert "paper: fewer clusters when they may be larger" in \
+        (tmp_path / "r" / "claimed" / "figures" / "clusters.svg").read_text()
 
 
 def test_controls_and_explaining_metrics_are_measured_from_the_table():
@@ -90,13 +96,13 @@ def test_controls_and_explaining_metrics_are_measured_from_the_table():
                   reason="few linkable chunks", controls=((("dataset", ("BMS1-fitted",)),),),
                   explain=("linkable_chunk_share",))
     r = evaluate_claim(df, claim)
-    assert r.verdict == "trend differs"
-    assert r.controls[0].verdict == "trend matches" and r.controls[0].ours == {10.0: 20.0, 60.0: 50.0}
+    assert r.verdict == "differs"
+    assert r.controls[0].verdict == "matches" and r.controls[0].ours == {10.0: 20.0, 60.0: 50.0}
     assert r.explained["linkable_chunk_share"] == {10.0: pytest.approx(4.0), 60.0: pytest.approx(2.5)}
     [_, _, line] = claims_table([r])
-    assert "few linkable chunks measured: record chunks in multi-chunk clusters (PEM's ceiling) (%): " \
-           "max_cluster_size=10: 4, max_cluster_size=60: 2.5" in line
-    assert "on dataset=BMS1-fitted: trend matches (max_cluster_size=10: 20, max_cluster_size=60: 50)" in line
+    assert ("few linkable chunks measured: record chunks in multi-chunk clusters (ceiling of PEM's linkable "
+            "reading) (%): max_cluster_size=10: 4, max_cluster_size=60: 2.5") in line
+    assert "on dataset=BMS1-fitted: matches (max_cluster_size=10,60: 20, 50; " in line
 
 
 def test_controls_and_explain_are_validated():

@@ -96,7 +96,8 @@ def test_shipped_sweeps_validate(name):
 
 def test_sweep_attackers_know_real_records(tmp_path, monkeypatch):
     """Barakat2016 section 6: the moderate attacker knows 2-combinations of a strict subset of the
-    real records D, the strong one of every record; a sweep has the truth and must use it."""
+    real records D, the strong one every cover pair (no records needed), section 4's strong one a
+    well-picked itemset of every record; a sweep has the truth and must use it."""
     import attacks.cover.knowledge as K
 
     sources = []
@@ -109,12 +110,13 @@ def test_sweep_attackers_know_real_records(tmp_path, monkeypatch):
 
     monkeypatch.setattr(K, "make_knowledge", spy)
     spec = {"name": "attackers", "datasets": [{"name": "terrovitis2012-fig2", "grid": {"k": 2, "max_cluster_size": 6}}],
-            "grid": {"m": 2}, "attacks": {"cover": {"attackers": ["strong", "moderate", "weak"]}},
+            "grid": {"m": 2}, "attacks": {"cover": {"attackers": ["strong", "strong-per-record", "moderate", "weak"]}},
             "metrics": ["pem", "algorithm1_total"], "plots": []}
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump(spec))
     assert run_cli(main, [str(path), "--results", str(tmp_path / "r")]) == 0
-    assert dict(sources)["strong"] == "truth" and dict(sources)["moderate"] == "truth"
+    assert dict(sources)["strong-per-record"] == "truth" and dict(sources)["moderate"] == "truth"
+    assert dict(sources)["strong"] == "every-cover-pair"
     assert dict(sources)["weak"].startswith("release+")
 
 
@@ -149,7 +151,8 @@ def test_figure_7d_windows_give_rank_rows_on_one_dataset_only(tmp_path, capsys):
 
 
 def test_pem_is_its_ceiling_times_the_covered_share_of_linkable_chunks():
-    """PEM (Awad2019 3.3) = linkable_chunk_share x pem_of_linkable, measured on one run."""
+    """PEM, linkable chunks only (Awad2019 3.3) = linkable_chunk_share x pem_of_linkable, measured on one
+    run; the paper's PEM (5.1.1, Definition 3 on every chunk) is not capped by that ceiling."""
     from experiments.sweep.task import run_task
 
     config = {"dataset": {"names": ["synthetic:records=1500,domain=80,avg_length=6,seed=2"], "label": "s",
@@ -157,12 +160,15 @@ def test_pem_is_its_ceiling_times_the_covered_share_of_linkable_chunks():
               "k": 3, "m": 2, "max_cluster_size": 12, "horpart": "original", "verpart": "original",
               "refine": True, "safe": False, "seed": 0, "attacks": {"cover": {"attackers": ["strong"],
                                                                              "moderate_share": 0.5}},
-              "metrics": ["pem", "pem_of_linkable", "linkable_chunk_share", "multi_chunk_clusters"],
+              "metrics": ["pem", "pem_linkable", "pem_cluster", "pem_of_linkable", "linkable_chunk_share",
+                          "multi_chunk_clusters"],
               "utility": {"top_k": 10, "re_range": [0, 10], "reconstructions": 1}}
     got = {r["metric"]: r["value"] for r in run_task(config)}
     assert set(got) == set(config["metrics"])
     assert 0 < got["linkable_chunk_share"] <= 1 and 0 <= got["multi_chunk_clusters"] <= got["linkable_chunk_share"]
-    assert got["pem"] == pytest.approx(got["linkable_chunk_share"] * got["pem_of_linkable"])
+    assert got["pem_linkable"] == pytest.approx(got["linkable_chunk_share"] * got["pem_of_linkable"])
+    assert got["pem_linkable"] <= got["linkable_chunk_share"] and got["pem_linkable"] <= got["pem"]
+    assert got["pem"] > got["linkable_chunk_share"] and 0 < got["pem_cluster"] <= 1
 
 
 def test_semantic_sweep_with_settings_baselines_and_paired_differences(tmp_path, capsys):
@@ -175,7 +181,8 @@ def test_semantic_sweep_with_settings_baselines_and_paired_differences(tmp_path,
                                  "selectors": ["ABA", "random"], "baselines": ["blind", "oracle"],
                                  "bootstrap": 50}},
         "metrics": ["accuracy", "accuracy_vs_random", "accuracy_vs_random_lo", "accuracy_vs_random_hi",
-                    "unknown_term_share"],
+                    "accuracy_one_to_one", "accuracy_one_to_one_vs_random", "accuracy_disassociated",
+                    "accuracy_disassociated_vs_random", "unknown_term_share"],
         "seeds": [0],
     }
     path = tmp_path / "s.yaml"
@@ -193,5 +200,11 @@ def test_semantic_sweep_with_settings_baselines_and_paired_differences(tmp_path,
         assert abs(value - (acc[method] - acc["random"])) < 1e-9
         assert lo[method] <= value <= hi[method]
     assert acc["oracle"] >= max(acc.values()) - 1e-12
+    for reading in ("accuracy_one_to_one", "accuracy_disassociated"):  # the other readings, paired alike
+        value_of = {r["method"]: float(r["value"]) for r in rows if r["metric"] == reading}
+        diff_of = {r["method"]: float(r["value"]) for r in rows if r["metric"] == f"{reading}_vs_random"}
+        assert set(diff_of) == set(diff) and value_of["oracle"] == 1.0
+        for method, value in diff_of.items():
+            assert abs(value - (value_of[method] - value_of["random"])) < 1e-9
     unknown = {r["method"]: float(r["value"]) for r in rows if r["metric"] == "unknown_term_share"}
     assert unknown["NGD(public)-ABA"] <= unknown["NGD(private)-ABA"]

@@ -72,7 +72,7 @@ def test_defaults():
     (dict(k=3, max_cluster_size=4), "max cluster size 4 is below 2k - 1 = 5: horpart 'original'"),
     (dict(horpart="clever"), "unknown horpart strategy 'clever'; choose one of: original, abandon"),
     (dict(verpart="loose"), "unknown verpart variant 'loose'; choose one of: original, strict, grouped"),
-    (dict(safe_targets="some"), "targets must be one of linkable, every, got 'some'"),
+    (dict(safe_targets="some"), "targets must be one of every, linkable, got 'some'"),
     (dict(split_depth=17), "split depth must be an integer from 0 to 16, got 17"),
     (dict(split_depth=-1), "split depth must be an integer from 0 to 16, got -1"),
 ])

@@ -40,7 +40,7 @@ SKIP: dict[str, str] = {
         "starts a local Dask cluster of 2 worker processes (tests/test_distributed.py covers it)",
     # semantic attacks and scorers that load GloVe 6B (400k words) or count over the pooled corpora
     "python -m attacks semantic pool-release.json -o rec.jsonl --truth pool-truth.json --original pool.jsonl":
-        "default hybrid scorer: loads GloVe 6B and WordNet (15 s)",
+        "default NGD scorer: counts in gensim's Wikipedia sample; WMD loads GloVe 6B",
     "python -m attacks semantic pool-release.json --scorer ngd --ngd-setting public --reference pool "
     "-o rec-public.jsonl --truth pool-truth.json --original pool.jsonl --json":
         "NGD counts over the pooled text corpora (builds them on a fresh cache; 12 s warm)",
@@ -49,7 +49,7 @@ SKIP: dict[str, str] = {
         "NGD counts over the pooled text corpora (builds them on a fresh cache; 8 s warm)",
     "python -m attacks semantic pool-release.json --scorer glove --selector ABA-spread -o rec-spread.jsonl":
         "loads GloVe 6B",
-    "python -m attacks score miller-charles": "default hybrid scorer: loads GloVe 6B and WordNet (9 s)",
+    "python -m attacks score miller-charles": "default NGD scorer: counts in gensim's Wikipedia sample",
     "python -m attacks score attacks/data/miller_charles_1991.tsv --scorer glove --json": "loads GloVe 6B",
 }
 

@@ -92,7 +92,8 @@ def test_fig2b_in_every_form(tmp_path):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(obj=tiny_releases(max_clusters=4, max_size=5), attacker=st.sampled_from(["strong", "moderate"]))
+@given(obj=tiny_releases(max_clusters=4, max_size=5),
+       attacker=st.sampled_from(["strong", "strong-per-record", "moderate"]))
 def test_every_form_gives_the_same_release_and_results(tmp_path, obj, attacker):
     reference, fast, columnar = _forms(tmp_path, obj)
     assert columnar.to_dict() == reference.to_dict() == fast.to_dict()
@@ -137,7 +138,7 @@ def test_objects_built_on_first_use_join_the_arrays(tmp_path):
 
 def test_knowledge_of_every_attacker_is_the_same_for_every_form(tmp_path):
     reference, fast, columnar = _forms(tmp_path, FIG2B)
-    for attacker in ("strong", "moderate", "weak"):
+    for attacker in ("strong", "strong-per-record", "moderate", "weak"):
         want = make_knowledge(reference, attacker, 5, vocabulary=["apple", "pear", "plum"])
         for form in (fast, columnar):
             got = make_knowledge(form, attacker, 5, vocabulary=["apple", "pear", "plum"])
@@ -357,7 +358,8 @@ def test_a_truth_file_converts_both_ways_without_loss(tmp_path, safe):
     for r, t in (("r.json", "t.json"), ("r.parquet", "t.parquet")):
         out = tmp_path / f"{r}.out"
         with open(out, "w", encoding="utf-8") as handle, contextlib.redirect_stdout(handle):
-            assert attacks_main(["cover", str(tmp_path / r), "--truth", str(tmp_path / t), "--json"]) == 0
+            assert attacks_main(["cover", str(tmp_path / r), "--truth", str(tmp_path / t), "--attacker",
+                                 "strong-per-record", "--json"]) == 0
         found = json.loads(out.read_text())
         found.pop("seconds")
         found.pop("knowledge_seconds")

@@ -50,7 +50,7 @@ def test_safe_disassociate_figure1_removes_the_cover_problem():
     assert strue.clusters[0].record_chunks[0].count(-1) == 2
     strue.check_against(safe)
     assert verify(safe).ok
-    assert run_cover_attack(safe, "strong").vulnerable_chunks == 0
+    assert run_cover_attack(safe, "strong").vulnerable_chunks_linkable == 0
     assert published_supports(safe) == published_supports(release)  # Awad2019 eq. (6)
     assert rlm(release, safe) == 0.0
     # The inputs are untouched and the same seed gives the same bytes.
@@ -146,7 +146,7 @@ def test_partial_suppression_with_exactly_card_records_equal_to_I():
     chunk = result.release.clusters[0].record_chunks[0]
     assert chunk_cover(chunk) is None and not any(len(sub) == 10 for sub in chunk)
     assert published_supports(result.release) == published_supports(release)
-    assert verify(result.release).ok and run_cover_attack(result.release, "strong").vulnerable_chunks == 0
+    assert verify(result.release).ok and run_cover_attack(result.release, "strong").vulnerable_chunks_linkable == 0
 
 
 def test_deleting_the_only_record_chunk_keeps_one_term_in_the_term_chunk():
@@ -163,14 +163,17 @@ def test_deleting_the_only_record_chunk_keeps_one_term_in_the_term_chunk():
 def test_rae_hand_computed():
     original = TransactionDataset.from_records([["a", "b"], ["a", "b"], ["a"], ["b", "c"]])
     anonymized = TransactionDataset.from_records([["a", "b"], ["a"], ["b"], ["a", "c"]])
-    # Pairs of {a, b, c}: ab 2 vs 1 -> 1/1.5; ac 0 vs 1 -> 2; bc 1 vs 0 -> 2.
-    assert rae(original, anonymized, rank_range=(0, 3)) == pytest.approx((1 / 1.5 + 2 + 2) / 3)
+    # Pairs of {a, b, c}, (s(T) - s(R)) / AVG as Awad2019 5.1.3 prints it (signed):
+    # ab (2 - 1) / 1.5; ac (0 - 1) / 0.5 = -2; bc (1 - 0) / 0.5 = 2.
+    assert rae(original, anonymized, rank_range=(0, 3)) == pytest.approx((1 / 1.5 - 2 + 2) / 3)
+    # the absolute reading beside it
+    assert rae(original, anonymized, rank_range=(0, 3), absolute=True) == pytest.approx((1 / 1.5 + 2 + 2) / 3)
     assert rae(original, original, rank_range=(0, 3)) == 0.0
     release = awad_fig1()
     records = [["a"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d"], ["a", "b", "c", "d"],
                ["a", "b"]]
     value = rae(TransactionDataset.from_records(records), release, rank_range=(0, 5), reconstructions=2)
-    assert 0.0 <= value <= 2.0
+    assert -2.0 <= value <= 2.0
 
 
 def _single_chunk_cover() -> tuple[Release, Truth]:
@@ -184,16 +187,19 @@ def _single_chunk_cover() -> tuple[Release, Truth]:
 def test_targets_linkable_leaves_a_single_chunk_cluster_alone():
     """Awad2019 3.3: nothing in another record chunk can be linked to the covered items."""
     release, truth = _single_chunk_cover()
-    result = safe_disassociate_report(release, truth, seed=1)
+    result = safe_disassociate_report(release, truth, seed=1, targets="linkable")
     assert result.problems_before == 0 and result.release.clusters[0].record_chunks == release.clusters[0].record_chunks
     report = run_cover_attack(result.release, "strong")
-    assert report.vulnerable_chunks == 0 and report.vulnerable_chunks_literal == 1
+    assert report.vulnerable_chunks_linkable == 0 and report.vulnerable_chunks == 1
 
 
 def test_targets_every_treats_definition_3_on_every_chunk():
     release, truth = _single_chunk_cover()
     result = safe_disassociate_report(release, truth, seed=1, targets="every")
     assert result.problems_before == 1 and result.partially_suppressed == 1
-    assert run_cover_attack(result.release, "strong").vulnerable_chunks_literal == 0
+    # "every" is the default: Awad2019 5.1.1 counts every record chunk subject to a cover problem
+    default = safe_disassociate_report(release, truth, seed=1)
+    assert default.problems_before == 1 and default.release.to_json() == result.release.to_json()
+    assert run_cover_attack(result.release, "strong").vulnerable_chunks == 0
     with pytest.raises(InputError, match="targets"):
         safe_disassociate_report(release, truth, seed=1, targets="some")

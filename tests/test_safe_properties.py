@@ -46,8 +46,8 @@ def test_safe_release_has_no_cover_problem_and_stays_km_anonymous(records, long_
             assert chunk_cover(chunk) is None or (targets == "linkable" and len(cluster.record_chunks) == 1)
             assert brute_km_ok(chunk, k, m)
     report = run_cover_attack(safe, "strong", list_problems=False)
-    assert report.vulnerable_chunks == 0
-    assert report.vulnerable_chunks_literal == 0 or targets == "linkable"
+    assert report.vulnerable_chunks_linkable == 0
+    assert report.vulnerable_chunks == 0 or targets == "linkable"
     assert verify(safe).ok, verify(safe).violations[:3]
     strue.check_against(safe)
     ghosts = sum(r == -1 for c in strue.clusters for r in c.records)

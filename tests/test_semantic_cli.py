@@ -63,10 +63,15 @@ def test_cli_json_holds_every_metric_and_the_paired_differences(tmp_path, capsys
     assert attacks_main(argv) == 0
     obj = json.loads(capsys.readouterr().out)
     assert set(obj["metrics"]) == {"ABA", "random", "blind", "oracle"}
-    assert obj["metrics"]["ABA"]["accuracy"]["overall"]["value"] == 0.75  # the thesis's Table 4.6
-    diff = obj["difference_vs_random"]["accuracy"]["overall"]
+    # the thesis's Table 4.6: eq. 5.4 as printed (C_1 counted) 0.9, the disassociated terms only 0.75
+    assert obj["metrics"]["ABA"]["accuracy"]["overall"]["value"] == 0.9
+    assert obj["metrics"]["ABA"]["accuracy_one_to_one"]["overall"]["value"] == 0.9
+    assert obj["metrics"]["ABA"]["accuracy_disassociated"]["overall"]["value"] == 0.75
+    diff = obj["difference_vs_random"]["accuracy_disassociated"]["overall"]
     assert set(diff) == {"value", "lo", "hi", "n"} and diff["value"] == 0.5
-    assert obj["metrics"]["oracle"]["accuracy"]["overall"]["value"] == 1.0
+    assert set(obj["difference_vs_random"]["accuracy"]["overall"]) == {"value", "lo", "hi", "n"}
+    for metric in ("accuracy", "accuracy_one_to_one", "accuracy_disassociated"):
+        assert obj["metrics"]["oracle"][metric]["overall"]["value"] == 1.0
     assert obj["info"]["selector"] == "ABA"
 
 
@@ -74,5 +79,6 @@ def test_cli_json_needs_truth_and_setting_needs_ngd(tmp_path, capsys) -> None:
     rel, _tru, _orig = _files(tmp_path)
     assert attacks_main(["semantic", rel, "-o", str(tmp_path / "r.jsonl"), "--json"]) == 2
     assert "--json needs --truth" in capsys.readouterr().err
-    assert attacks_main(["semantic", rel, "-o", str(tmp_path / "r.jsonl"), "--ngd-setting", "public"]) == 2
+    assert attacks_main(["semantic", rel, "-o", str(tmp_path / "r.jsonl"), "--scorer", "glove", "--ngd-setting",
+                         "public"]) == 2
     assert "--ngd-setting needs --scorer ngd" in capsys.readouterr().err

@@ -151,16 +151,67 @@ def test_metrics_of_the_example() -> None:
     release, truth = example_release(), example_truth()
     result = run_semantic_attack(release, make_scorer(f"table:{DATA}"), selector="ABA")
     metrics = evaluate_semantic(result, release, truth, ORIGINAL, wmd=False, bootstrap=50)
-    # record part: (tumor, biopsy) belongs to records 3 and 4 (ids 2, 3); ABA put it on 2 and 3
-    assert metrics.get("accuracy", "record") == pytest.approx(0.5)
+    # C_1 left out (accuracy_disassociated): record part: (tumor, biopsy) belongs to records 3 and 4
+    # (ids 2, 3); ABA put it on 2 and 3
+    assert metrics.get("accuracy_disassociated", "record") == pytest.approx(0.5)
     assert metrics.get("transaction_breakage", "record") == pytest.approx(0.5)
     # term part: vessel, catheterisation -> record 1, radiotherapy -> record 2: all correct
-    assert metrics.get("accuracy", "term") == pytest.approx(1.0)
-    # overall Rec(T_i): record 1: 2/2, record 2: 1/1, record 3: 2/2, record 4: 0/2
-    assert metrics.get("accuracy", "overall") == pytest.approx((1 + 1 + 1 + 0) / 4)
+    assert metrics.get("accuracy_disassociated", "term") == pytest.approx(1.0)
+    # overall Rec(T^-_i): record 1: 2/2, record 2: 1/1, record 3: 2/2, record 4: 0/2
+    assert metrics.get("accuracy_disassociated", "overall") == pytest.approx((1 + 1 + 1 + 0) / 4)
     rows = metrics.as_rows()
     assert {r["method"] for r in rows} == {"ABA", "random"}
     assert all(r["lo"] <= r["value"] <= r["hi"] for r in rows if r["method"] == "ABA")
+
+
+def test_equation_5_4_as_printed_counts_the_c1_terms() -> None:
+    """Eq. 5.4 as printed, Rec(T_i) = |T̄_i ∩ T_i| / |T_i|, Ac(D) = sum Rec(T_i) / |D|, on Table 4.6
+    against Table 4.2 (computed by hand):
+
+    record 1 {vessel, blood, treatment, lung, catheterisation}: Table 4.6 holds all 5 -> 5/5
+    record 2 {cancer, radiotherapy, lung, treatment}: all 4 (tumor, biopsy are extra) -> 4/4
+    record 3 {cancer, lung, blood, tumor, biopsy}: all 5 -> 5/5
+    record 4 {cancer, blood, treatment, tumor, biopsy}: only its C_1 terms cancer, blood, treatment -> 3/5
+    Ac(D) = (1 + 1 + 1 + 0.6) / 4 = 0.9 (C_1 left out it is (1 + 1 + 1 + 0) / 4 = 0.75).
+    """
+    release, truth = example_release(), example_truth()
+    result = run_semantic_attack(release, make_scorer(f"table:{DATA}"), selector="ABA")
+    metrics = evaluate_semantic(result, release, truth, ORIGINAL, wmd=False, bootstrap=0)
+    assert [set(r) for r in result.records()] == RECONSTRUCTED
+    # the definition itself, on the printed tables
+    by_hand = np.mean([len(r & o) / len(o) for r, o in zip(RECONSTRUCTED, ORIGINAL, strict=True)])
+    assert by_hand == pytest.approx(0.9)
+    assert metrics.get("accuracy", "overall") == pytest.approx(0.9)
+    # all four anchors differ, so the class reading and the fixed pairing agree here
+    assert metrics.get("accuracy_one_to_one", "overall") == pytest.approx(0.9)
+    # record part, T_i = C_1 + record chunks: 3/3, 3/3 (record 2 has nothing disassociated there and
+    # counts with Rec = 1), 5/5, 3/5; term part, T_i = C_1 + term chunk: 5/5, 4/4, 3/3, 3/3
+    assert metrics.get("accuracy", "record") == pytest.approx((1 + 1 + 1 + 0.6) / 4)
+    assert metrics.get("accuracy", "term") == pytest.approx(1.0)
+    assert all(r.n == 4 for r in metrics.rows if r.metric == "accuracy")  # every record of D counts
+
+
+def test_accuracy_is_no_longer_bounded_by_breakage() -> None:
+    """C_1 left out, Rec(T_i) > 0 needs Br(T_i) = 1, so accuracy <= breakage on every record; eq. 5.4
+    as printed counts the C_1 terms, so a record nothing reached still scores |C_1 ∩ T_i| / |T_i|.
+    Record 4 of Table 4.6: breakage 0, Rec = 3/5 (the old reading gave 0)."""
+    from attacks.semantic.matching import match_records
+    from attacks.semantic.measures import MEASURES, Inputs
+
+    release, truth = example_release(), example_truth()
+    result = run_semantic_attack(release, make_scorer(f"table:{DATA}"), selector="ABA")
+    outcomes = match_records(result, release, truth)
+    inputs = Inputs([frozenset(r) for r in ORIGINAL])
+
+    def per_record(metric: str) -> dict[int, float]:
+        ids, num, den = MEASURES[metric](outcomes, "overall", inputs)
+        return {i: n / d for i, n, d in zip(ids, num, den, strict=True)}
+
+    acc, old, broken = per_record("accuracy"), per_record("accuracy_disassociated"), per_record("transaction_breakage")
+    assert broken[3] == 0.0 and old[3] == 0.0
+    assert acc[3] == pytest.approx(3 / 5) and acc[3] > broken[3]
+    assert all(old[i] <= broken[i] for i in old)
+    assert sum(acc.values()) / len(acc) > sum(broken.values()) / len(broken)
 
 
 def test_truth_reconstruction_scores_one() -> None:
@@ -169,5 +220,6 @@ def test_truth_reconstruction_scores_one() -> None:
     assert [set(r) for r in oracle.records()] == ORIGINAL
     metrics = evaluate_semantic(oracle, release, truth, ORIGINAL, wmd=False, bootstrap=20, baseline=False)
     for part in ("record", "term", "overall"):
-        assert metrics.get("accuracy", part) == 1.0
-        assert metrics.get("km_breakage", part) == 1.0
+        for metric in ("accuracy", "accuracy_one_to_one", "accuracy_disassociated", "accuracy_disassociated_strict",
+                       "km_breakage"):
+            assert metrics.get(metric, part) == 1.0, (metric, part)

@@ -95,7 +95,8 @@ def test_truth_scores_one_and_passes_verpart(records, prm) -> None:
     assert sorted(map(tuple, oracle.records())) == sorted(tuple(sorted(r)) for r in ds)
     metrics = evaluate_semantic(oracle, release, truth, ds, wmd=False, bootstrap=10, baseline=False)
     for row in metrics.as_rows():
-        if row["n"] and row["metric"] in ("accuracy", "transaction_breakage", "km_breakage"):
+        if row["n"] and row["metric"] in ("accuracy", "accuracy_one_to_one", "accuracy_disassociated",
+                                          "accuracy_disassociated_strict", "transaction_breakage", "km_breakage"):
             assert row["value"] == 1.0, row
     # VERPART re-run on the true records gives back the published chunks (VPA never rejects the truth)
     for cluster, ct in zip(release.clusters, truth.clusters, strict=True):
@@ -117,9 +118,18 @@ def test_metrics_are_bounded_and_random_baseline_present(records, prm) -> None:
     ds, release, truth = _release(records, k, m, extra, verpart)
     result = run_semantic_attack(release, EmbeddingScorer(KV), selector="ABA")
     metrics = evaluate_semantic(result, release, truth, ds, wmd=False, bootstrap=20)
-    for o in match_records(result, release, truth):
+    outcomes = match_records(result, release, truth)
+    for o in outcomes:
         for part in ("record", "term"):  # the class credit never exceeds the record's terms
             assert 0.0 <= o.class_hits[part] <= len(o.original[part]) + 1e-9
+        # eq. 5.4's T_i (overall, both parts attacked) is the whole original record
+        assert o.anchor | o.original["record"] | o.original["term"] == frozenset(ds[o.record])
+    # eq. 5.4 as printed averages over every record of the release, and each scores at least its C_1 share
+    for metric in ("accuracy", "accuracy_one_to_one"):
+        row = next(r for r in metrics.rows if (r.metric, r.part, r.method) == (metric, "overall", "ABA"))
+        assert row.n == len(outcomes) == sum(len(ct.records) for ct in truth.clusters)
+        floor = sum(len(o.anchor) / len(ds[o.record]) for o in outcomes) / len(outcomes)
+        assert row.value >= floor - 1e-12
     rows = metrics.as_rows()
     assert {r["method"] for r in rows} == {"ABA", "random"}
     for r in rows:

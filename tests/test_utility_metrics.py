@@ -191,7 +191,19 @@ def test_tlost_hand_computed():
     # without the original, supports are lower bounds: b counts 1 (one term chunk) < k
     assert tlost(lost_b, None) == 0.0
     two = Release({"k": 2, "m": 2}, [Cluster("P", 2, [[("a",)] * 2], ["b"]), Cluster("Q", 2, [[("a",)] * 2], ["b"])])
-    assert tlost(two, None) == pytest.approx(0.5)
+    # b's lower bound is 2 = k: "support more than k" (Terrovitis2012 7.1) leaves it out, the variant counts it
+    assert tlost(two, None) == 0.0
+    assert tlost(two, None, at_least_k=True) == pytest.approx(0.5)
+
+
+def test_tlost_more_than_k_as_printed():
+    # supports: a 3, b 2, c 2 with k = 2; b and c sit only in term chunks.
+    original = TransactionDataset.from_records([["a", "b"], ["a", "c"], ["a", "b", "c"]])
+    rel = Release({"k": 2, "m": 2}, [Cluster("P", 3, [[("a",)] * 3], ["b", "c"])])
+    # Terrovitis2012 7.1 traces "terms ... that have support more than k": only a (3 > 2), kept -> 0
+    assert tlost(rel, original) == 0.0
+    # the variant traces support >= k: a, b, c, of which b and c are lost -> 2/3
+    assert tlost(rel, original, at_least_k=True) == pytest.approx(2 / 3)
 
 
 def test_utility_report_on_figure2():
@@ -203,9 +215,13 @@ def test_utility_report_on_figure2():
     assert rep.re == pytest.approx(re(original, runs, (0, 6)))
     assert rep.re_runs == [pytest.approx(re(original, ds, (0, 6))) for ds in runs]
     assert rep.tkd_a == tkd_a(original, rel, 10) and rep.re_a == re_a(original, rel, (0, 6))
-    # k = 3: ikea (3) and ruby (4) reach k but stay in term chunks; 9 terms reach support 3
-    frequent = [t for t, n in original.supports().items() if n >= 3]
-    assert rep.tlost == pytest.approx(2 / len(frequent))
+    # k = 3: ikea (4) and ruby (4) have support more than k but stay in term chunks; 7 terms have support > 3
+    frequent = [t for t, n in original.supports().items() if n > 3]
+    assert len(frequent) == 7 and rep.tlost == pytest.approx(2 / 7)
+    # the variant: 9 terms reach support 3 (audi a4 and sony tv too, both kept in a record chunk)
+    assert rep.tlost_at_least_k == pytest.approx(2 / 9)
+    # RAE as printed is signed; its absolute reading is re itself
+    assert rep.rae_abs == pytest.approx(rep.re) and abs(rep.rae) <= rep.rae_abs + 1e-12
     assert 0 <= rep.re <= 2 and 0 <= rep.tkd <= 1
     assert rep.as_dict()["re_range"] == [0, 6]
 
@@ -303,8 +319,8 @@ def test_utility_report_default_range_on_figure2():
     assert rep.as_dict()["re_range_adapted"] is True
     explicit = utility_report(original, rel, top_k=10, re_range=(0, 12))
     assert explicit.re == rep.re and not explicit.re_range_adapted
-    # not safe, no before: RLM n/a; RAE (Awad2019 5.1.3) is re on the same reconstructions
-    assert rep.rlm is None and rep.rae == pytest.approx(rep.re)
+    # not safe, no before: RLM n/a; RAE's absolute reading is re on the same reconstructions
+    assert rep.rlm is None and rep.rae_abs == pytest.approx(rep.re) and rep.rae != rep.rae_abs
 
 
 # ---------------------------------------------------------------- safe releases (Awad2019)
@@ -338,7 +354,9 @@ def test_utility_report_scores_a_safe_release(safe_pair):
     assert rep.tkd_a == tkd_a(ds, safe, 100) and rep.re_a == re_a(ds, safe, (130, 150))
     assert rep.tlost == tlost(safe, ds)
     assert rep.rlm == rlm(before, safe) and 0 < rep.rlm < 1
-    assert rep.rae == rae(ds, safe, reconstructions=2, seed=3, rank_range=(130, 150)) == pytest.approx(rep.re)
+    assert rep.rae == pytest.approx(rae(ds, safe, reconstructions=2, seed=3, rank_range=(130, 150)))
+    assert rep.rae_abs == pytest.approx(rae(ds, safe, reconstructions=2, seed=3, rank_range=(130, 150),
+                                            absolute=True)) == pytest.approx(rep.re)
     out = rep.as_dict()
     assert out["rlm"] == rep.rlm and out["rae"] == rep.rae and out["re_range"] == [130, 150]
     # without before: no RLM, the rest unchanged
@@ -381,3 +399,4 @@ def test_utility_report_refuses_a_before_that_does_not_fit(safe_pair):
     moved = Release(dict(before.params), list(reversed(before.clusters)), before.joint_clusters)
     with pytest.raises(InputError, match="clusters are not the safe release's"):
         utility_report(ds, safe, top_k=50, before=moved)
+

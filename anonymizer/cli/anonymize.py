@@ -48,6 +48,7 @@ from anonymizer.model.params import (
     DEFAULT_FANOUT,
     DEFAULT_MAX_CLUSTER_SIZE,
     DEFAULT_MAX_ITEMSETS,
+    DEFAULT_SAFE_TARGETS,
     HORPART_STRATEGIES,
     MAX_SPLIT_DEPTH,
     SAFE_TARGETS,
@@ -126,9 +127,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-refine", action="store_true", help="skip REFINE (no joint clusters)")
     p.add_argument("--safe", action="store_true", help="apply safe disassociation (Awad2019) afterwards")
     p.add_argument("--safe-targets", choices=SAFE_TARGETS, default=None,
-                   help="with --safe: treat the chunks with a cover problem that another record chunk of the "
-                        "cluster can be linked to (linkable, Awad2019 3.3, what PEM counts) or every such chunk "
-                        "(every, Definition 3 alone)")
+                   help="with --safe: treat every record chunk with a cover problem (every, the default: "
+                        "Awad2019 5.1.1, what its PEM counts) or only those another record chunk of the cluster "
+                        "can be linked to (linkable, the variant after Awad2019 3.3)")
     p.add_argument("--seed", type=seed_argument, default=None,
                    help="secret seed of the random choices (sub-record order, safe disassociation's ghosts), "
                         "0..2**128-1; default: drawn from the operating system's entropy. The seed is written "
@@ -214,7 +215,7 @@ def disassociation_params(args: argparse.Namespace) -> DisassociationParams:
     depth = args.split_depth if args.split_depth is not None else (DEFAULT_SPLIT_DEPTH if dask else 0)
     return DisassociationParams(args.k, args.m, args.max_cluster_size, args.horpart or "original",
                                 args.verpart or "strict", not args.no_refine, bool(args.safe),
-                                args.safe_targets or "linkable", depth, bool(args.allow_identifiers),
+                                args.safe_targets or DEFAULT_SAFE_TARGETS, depth, bool(args.allow_identifiers),
                                 args.max_itemsets)
 
 

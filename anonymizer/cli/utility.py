@@ -18,8 +18,10 @@ from anonymizer.baselines.generalized import load_generalized
 from anonymizer.cli.baselines import hierarchy_for
 from anonymizer.cli.common import load_input_dataset, peek_format
 from anonymizer.evaluation.multilevel import baseline_utility
+from anonymizer.evaluation.report import UtilityReport
 from anonymizer.evaluation.utility import resolve_re_range, utility_report
 from anonymizer.io.release_files import load_release
+from anonymizer.model.release import Release
 from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.bounds import MAX_RECORDS, int_option
 from corpora.common.errors import InputError
@@ -105,35 +107,47 @@ def run(args: argparse.Namespace) -> int:
         out["seconds"] = round(seconds, 3)
         print(json.dumps(out))
     else:
-        lo, hi = report.re_range
-
-        def show(value: float | None, note: str) -> str:
-            return f"{value:.4f}   {note}" if value is not None else f"n/a      {note}"
-
-        runs = (f"mean of {report.reconstructions} reconstruction(s)" if not generalized
-                else "on the published records")
-        print(f"tKd      {show(report.tkd, f'(top-{report.top_k}, {runs})')}")
-        print(f"tKd-a    {show(report.tkd_a, '(record and shared chunks only)')}")
-        re_note = ("generalized supports divided uniformly over their leaves"
-                   if report.method == "apriori" else "averaged supports")
-        adapted = (f"; default 200-220 adapted: INPUT has only {hi} distinct terms" if report.re_range_adapted
-                   else "")
-        print(f"re       {show(report.re, f'(pairs of the terms ranked {lo}-{hi}, {re_note}{adapted})')}")
-        print(f"re-a     {show(report.re_a, '')}")
-        tlost_note = f"(terms with support >= k={k_label} kept only in term chunks)" if report.tlost is not None else ""
-        print(f"tlost    {show(report.tlost, tlost_note)}")
-        print(f"tKd-ML2  {show(report.tkd_ml2, '(top-K generalized itemsets over all hierarchy levels)')}")
-        print(f"NCP      {show(report.ncp, '(normalized certainty penalty of generalized items)')}")
-        if report.rlm is not None:
-            rlm_note = "(Awad2019 5.1.2: share of --before's published item occurrences suppressed)"
-        elif not generalized and release.params.get("safe"):
-            rlm_note = "(needs --before RELEASE, the release this safe one was made from)"
-        else:
-            rlm_note = "(safe releases only)"
-        print(f"RLM      {show(report.rlm, rlm_note)}")
-        rae_note = ("(Awad2019 5.1.3: re's pairs on the same reconstructions)" if report.rae is not None
-                    else "(disassociated releases only)")
-        print(f"RAE      {show(report.rae, rae_note)}")
-        print(f"method  {report.method}")
-        print(f"seconds {seconds:.2f}")
+        print_report(report, k_label, seconds, generalized, None if generalized else release)
     return 0
+
+
+def print_report(report: UtilityReport, k_label: object, seconds: float, generalized: bool,
+                 release: Release | None) -> None:
+    """The text form of ``utility``'s report (one line per metric, each with what it measures)."""
+    lo, hi = report.re_range
+
+    def show(value: float | None, note: str) -> str:
+        return f"{value:.4f}   {note}" if value is not None else f"n/a      {note}"
+
+    runs = (f"mean of {report.reconstructions} reconstruction(s)" if not generalized
+            else "on the published records")
+    print(f"tKd      {show(report.tkd, f'(top-{report.top_k}, {runs})')}")
+    print(f"tKd-a    {show(report.tkd_a, '(record and shared chunks only)')}")
+    re_note = ("generalized supports divided uniformly over their leaves"
+               if report.method == "apriori" else "averaged supports")
+    adapted = (f"; default 200-220 adapted: INPUT has only {hi} distinct terms" if report.re_range_adapted
+               else "")
+    print(f"re       {show(report.re, f'(pairs of the terms ranked {lo}-{hi}, {re_note}{adapted})')}")
+    print(f"re-a     {show(report.re_a, '')}")
+    tlost_note = (f"(Terrovitis2012 7.1: terms with support more than k={k_label} kept only in term chunks)"
+                  if report.tlost is not None else "")
+    print(f"tlost    {show(report.tlost, tlost_note)}")
+    if report.tlost_at_least_k is not None:
+        print(f"tlost>=k {show(report.tlost_at_least_k, f'(variant: support at least k={k_label})')}")
+    print(f"tKd-ML2  {show(report.tkd_ml2, '(top-K generalized itemsets over all hierarchy levels)')}")
+    print(f"NCP      {show(report.ncp, '(normalized certainty penalty of generalized items)')}")
+    if report.rlm is not None:
+        rlm_note = "(Awad2019 5.1.2: share of --before's published item occurrences suppressed)"
+    elif release is not None and release.params.get("safe"):
+        rlm_note = "(needs --before RELEASE, the release this safe one was made from)"
+    else:
+        rlm_note = "(safe releases only)"
+    print(f"RLM      {show(report.rlm, rlm_note)}")
+    rae_note = ("(Awad2019 5.1.3 as printed, signed: re's pairs on the same reconstructions; "
+                "< 0 where the reconstructions invent associations)" if report.rae is not None
+                else "(disassociated releases only)")
+    print(f"RAE      {show(report.rae, rae_note)}")
+    if report.rae_abs is not None:
+        print(f"RAE-abs  {show(report.rae_abs, '(variant: absolute differences, as re)')}")
+    print(f"method  {report.method}")
+    print(f"seconds {seconds:.2f}")

@@ -47,6 +47,7 @@ import numpy as np
 from tqdm import tqdm
 
 from anonymizer.io.json_writer import EncodedPart
+from anonymizer.model.lost import tlost_share
 from anonymizer.model.params import MAX_SPLIT_DEPTH
 from anonymizer.model.release import Release, Truth
 from corpora.dataset import TransactionDataset
@@ -129,8 +130,6 @@ class RunFigures:
     def summary(self, supports: Mapping[str, int], k: int) -> dict[str, float | int]:
         """The printed figures, given the input's term supports."""
         occurrences = sum(supports.values())
-        frequent = [t for t, n in supports.items() if n >= k]
-        lost = sum(1 for t in frequent if t in self.in_term_chunks and t not in self.kept)
         return {
             "clusters": self.clusters,
             "joint_clusters": self.joint_clusters,
@@ -138,7 +137,7 @@ class RunFigures:
             "shared_chunks": self.shared_chunks,
             "published_records": self.published_records,
             "term_chunk_share": self.term_chunk_occurrences / occurrences if occurrences else 0.0,
-            "tlost": lost / len(frequent) if frequent else 0.0,
+            "tlost": tlost_share(supports, k, self.kept, self.in_term_chunks),
         }
 
 

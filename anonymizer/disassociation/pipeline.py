@@ -29,6 +29,7 @@ from anonymizer.io.json_writer import encode_part, merge_parts
 from anonymizer.model.params import (
     DEFAULT_MAX_CLUSTER_SIZE,
     DEFAULT_MAX_ITEMSETS,
+    DEFAULT_SAFE_TARGETS,
     DisassociationParams,
     default_max_cluster_size,
 )
@@ -195,7 +196,7 @@ def disassociate(
     seed: int | None = None,
     *,
     safe: bool = False,
-    safe_targets: str = "linkable",
+    safe_targets: str = DEFAULT_SAFE_TARGETS,
     split_depth: int = 0,
     record_ids: Sequence[int] | np.ndarray | None = None,
     allow_identifiers: bool = False,
@@ -259,7 +260,8 @@ def disassociate(
 
 
 _DEFAULTS = dict(k=3, m=2, max_cluster_size=None, horpart="original", verpart="strict", refine=True, safe=False,
-                 safe_targets="linkable", split_depth=0, identifiers_allowed=False, max_itemsets=DEFAULT_MAX_ITEMSETS)
+                 safe_targets=DEFAULT_SAFE_TARGETS, split_depth=0, identifiers_allowed=False,
+                 max_itemsets=DEFAULT_MAX_ITEMSETS)
 """The keyword defaults of :func:`disassociate` (the defaults of :class:`DisassociationParams`)."""
 
 

@@ -30,10 +30,13 @@ maximum cluster size (``params["max_cluster_size"]`` unless given):
 
 Which chunks are treated (``targets``). Awad2019 section 3.3 describes the cover problem as "the
 ability to associate one-to-one or one-to-many items in two distinct record chunks, from the same
-cluster", and its Lemma 1 attack needs "an item in another record chunk". ``targets="linkable"``
-(the default) treats a chunk with a cover problem only while its cluster has another record chunk,
-the chunks PEM counts (:mod:`attacks.cover.detector`); ``targets="every"`` applies Definition 3 to every
-chunk, the only chunk of its cluster included (``pem_literal``).
+cluster", and its Lemma 1 attack needs "an item in another record chunk"; but its evaluation counts
+"every record chunk that is subject to a cover problem" as vulnerable (5.1.1) and safe disassociation
+is what removes them (5.2.2: RLM "consistent with the fact that the more vulnerable the record chunks
+are, the more items will be suppressed"). ``targets="every"`` (the default, the paper's reading)
+applies Definition 3 to every chunk, the only chunk of its cluster included (what PEM counts,
+:mod:`attacks.cover.detector`); ``targets="linkable"`` (the named variant) treats a chunk with a
+cover problem only while its cluster has another record chunk (``pem_linkable``).
 
 When the preconditions fail, "their items are completely suppressed" (Awad2019 section 5.2.2):
 ``fallback="chunk"`` (default, the paper's reading: the itemset I of the Hypothesis is the whole
@@ -98,6 +101,7 @@ from dataclasses import dataclass, field
 
 from anonymizer.model.conditions import awad_cover as chunk_cover
 from anonymizer.model.conditions import lemma2_holds
+from anonymizer.model.params import DEFAULT_SAFE_TARGETS, SAFE_TARGETS
 from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
 from corpora.common.errors import InputError
 from corpora.common.seeds import generator, resolve_seed
@@ -107,8 +111,9 @@ __all__ = ["TARGETS", "SafeResult", "safe_disassociate", "safe_disassociate_repo
            "preconditions_hold", "FALLBACKS"]
 
 FALLBACKS = ("chunk", "covered")
-TARGETS = ("linkable", "every")
-"""Which chunks with a cover problem safe disassociation treats (module docstring)."""
+TARGETS = SAFE_TARGETS
+"""Which chunks with a cover problem safe disassociation treats (module docstring;
+:data:`anonymizer.model.params.SAFE_TARGETS`)."""
 
 
 @dataclass
@@ -269,7 +274,7 @@ def _suppress(cluster: Cluster, ct: ClusterTruth, j: int, drop: set[str], shared
 
 def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = None, *,
                              max_cluster_size: int | None = None, fallback: str = "chunk",
-                             targets: str = "linkable") -> SafeResult:
+                             targets: str = DEFAULT_SAFE_TARGETS) -> SafeResult:
     """Safe disassociation of ``release`` (see the module docstring); the inputs are not modified.
 
     ``seed`` (0..2**128 - 1, or ``None`` for a fresh one from the operating system's entropy) is
@@ -342,7 +347,7 @@ def safe_disassociate_report(release: Release, truth: Truth, seed: int | None = 
 
 def safe_disassociate(release: Release, truth: Truth, seed: int | None = None, *,
                       max_cluster_size: int | None = None, fallback: str = "chunk",
-                      targets: str = "linkable") -> tuple[Release, Truth]:
+                      targets: str = DEFAULT_SAFE_TARGETS) -> tuple[Release, Truth]:
     """Safe disassociation (Awad2019 section 4); returns the safe release (``params["safe"] = True``) and its truth."""
     result = safe_disassociate_report(release, truth, seed, max_cluster_size=max_cluster_size, fallback=fallback,
                                       targets=targets)

@@ -17,10 +17,12 @@
   an original with N < 220 distinct terms is scored on the last 20-rank window that exists,
   ``(N - 20, N)``, or ``(0, N)`` when N < 20 (re needs N >= 2); the report says so
   (``UtilityReport.re_range_adapted``). A range given explicitly is used as given.
-* **tlost** (section 7.1): the share of the terms with support at least k in the original that
-  the release keeps only in term chunks (in no record or shared chunk). The paper says "more
-  than k" here but uses "over k" elsewhere for the complement of VERPART's "less than k" rule
-  (section 4), so support >= k is the criterion.
+* **tlost** (section 7.1): "the percentage of terms tlost that have support more than k in the
+  original dataset D but they are placed in term chunks by our method": the share of the terms
+  with support more than k that the release keeps only in term chunks (in no record or shared
+  chunk), :func:`anonymizer.model.lost.tlost_share`. Variant ``at_least_k`` (``tlost_at_least_k``
+  in the sweeps): support at least k, the complement of VERPART's "less than k" rule (section 4),
+  which the paper's "over k" elsewhere may mean; a term of support exactly k is then traced too.
 """
 
 from __future__ import annotations
@@ -32,12 +34,13 @@ import numpy as np
 
 from anonymizer.evaluation.published import published_subrecords, subrecord_dataset
 from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
+from anonymizer.model.lost import tlost_share
 from anonymizer.model.release import Release
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
 __all__ = ["DEFAULT_RE_RANGE", "tkd", "tkd_a", "tkd_against", "re", "re_a", "re_from_supports", "pair_supports",
-           "tlost", "ranked_terms", "distinct_terms", "resolve_re_range"]
+           "averaged_pair_supports", "tlost", "ranked_terms", "distinct_terms", "resolve_re_range"]
 
 DEFAULT_RE_RANGE: tuple[int, int] = (200, 220)
 """Terrovitis2012 section 7.1: re over the pairs of the terms ranked 200th-220th (0-based, half-open)."""
@@ -127,15 +130,33 @@ def pair_supports(ds: TransactionDataset, terms: Sequence[str]) -> np.ndarray:
     return out
 
 
-def re_from_supports(s_o: np.ndarray, s_p: np.ndarray) -> float:
-    """Equation 3 over the pairs above the diagonal of two pair-support matrices (module docstring)."""
+def re_from_supports(s_o: np.ndarray, s_p: np.ndarray, *, signed: bool = False) -> float:
+    """Equation 3 over the pairs above the diagonal of two pair-support matrices (module docstring).
+
+    ``signed``: average ``(s_o - s_p) / avg(s_o, s_p)`` without the absolute value (Awad2019's RAE as
+    printed, :func:`anonymizer.evaluation.safe_metrics.rae`): negative when the published data
+    over-associate the pairs, as reconstructions of disassociated data do."""
     iu = np.triu_indices(s_o.shape[0], k=1)
     a, b = s_o[iu], s_p[iu]
     keep = (a > 0) | (b > 0)
     if not np.any(keep):
         return 0.0
     a, b = a[keep], b[keep]
-    return float(np.mean(np.abs(a - b) / ((a + b) / 2.0)))
+    diff = a - b if signed else np.abs(a - b)
+    return float(np.mean(diff / ((a + b) / 2.0)))
+
+
+def averaged_pair_supports(runs: TransactionDataset | Iterable[TransactionDataset], terms: Sequence[str]) -> np.ndarray:
+    """The pair supports of ``terms`` averaged over one or several datasets (any iterable, each read once)."""
+    runs = [runs] if isinstance(runs, TransactionDataset) else runs
+    total, count = None, 0
+    for ds in runs:
+        pairs = pair_supports(ds, terms)
+        total = pairs if total is None else total + pairs
+        count += 1
+    if total is None:
+        raise InputError("re: no reconstructed dataset given")
+    return total / count
 
 
 def re(original: TransactionDataset, reconstructed: TransactionDataset | Iterable[TransactionDataset],
@@ -145,15 +166,7 @@ def re(original: TransactionDataset, reconstructed: TransactionDataset | Iterabl
     Several datasets may come from any iterable (a generator too): each is read once, one at a time.
     """
     terms = ranked_terms(original, rank_range)
-    runs = [reconstructed] if isinstance(reconstructed, TransactionDataset) else reconstructed
-    total, count = None, 0
-    for ds in runs:
-        pairs = pair_supports(ds, terms)
-        total = pairs if total is None else total + pairs
-        count += 1
-    if total is None:
-        raise InputError("re: no reconstructed dataset given")
-    return re_from_supports(pair_supports(original, terms), total / count)
+    return re_from_supports(pair_supports(original, terms), averaged_pair_supports(reconstructed, terms))
 
 
 def re_a(original: TransactionDataset, release: Release, rank_range: tuple[int, int] = (200, 220)) -> float:
@@ -162,14 +175,14 @@ def re_a(original: TransactionDataset, release: Release, rank_range: tuple[int, 
     return re_from_supports(pair_supports(original, terms), pair_supports(subrecord_dataset(release), terms))
 
 
-def tlost(release: Release, original: TransactionDataset | None = None) -> float:
-    """Share of the terms with support >= k that only term chunks hold (section 7.1).
+def tlost(release: Release, original: TransactionDataset | None = None, *, at_least_k: bool = False) -> float:
+    """Share of the terms with support more than k that only term chunks hold (Terrovitis2012 section 7.1;
+    the definition and its ``at_least_k`` variant: :func:`anonymizer.model.lost.tlost_share`).
 
     With ``original`` the supports are exact. Without it they are the release's lower bounds
     (section 6: occurrences in record and shared chunks plus one per term chunk holding the term),
-    which can only undercount the lost terms. 0.0 when no term reaches support k.
+    which can only undercount the lost terms. 0.0 when no term is frequent.
     """
-    k = release.k
     kept = {t for sub in published_subrecords(release) for t in sub}
     in_term_chunks = Counter(t for c in release.clusters for t in set(c.term_chunk))
     if original is not None:
@@ -177,8 +190,4 @@ def tlost(release: Release, original: TransactionDataset | None = None) -> float
     else:
         supports = Counter(t for sub in published_subrecords(release) for t in sub)
         supports.update(in_term_chunks)
-    frequent = [t for t, n in supports.items() if n >= k]
-    if not frequent:
-        return 0.0
-    lost = sum(1 for t in frequent if t in in_term_chunks and t not in kept)
-    return lost / len(frequent)
+    return tlost_share(supports, release.k, kept, in_term_chunks, at_least_k=at_least_k)

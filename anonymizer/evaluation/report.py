@@ -21,6 +21,7 @@ class UtilityReport:
     re: float
     re_a: float | None
     tlost: float | None
+    """Terrovitis2012 7.1: share of the terms with support more than k kept only in term chunks."""
     reconstructions: int
     seed: int
     top_k: int
@@ -39,8 +40,13 @@ class UtilityReport:
     """Awad2019 RLM (:func:`anonymizer.evaluation.safe_metrics.rlm`) of a safe release against the release it was made
     from (``before``); None without it."""
     rae: float | None = None
-    """Awad2019 RAE (:func:`anonymizer.evaluation.safe_metrics.rae`) of a disassociated or safe release; None
-    otherwise."""
+    """Awad2019 RAE as printed, signed (:func:`anonymizer.evaluation.safe_metrics.rae`), of a disassociated or
+    safe release; None otherwise."""
+    rae_abs: float | None = None
+    """RAE with the absolute difference (the re of Terrovitis2012 eq. 3 it cites; equals ``re``); None where
+    ``rae`` is None."""
+    tlost_at_least_k: float | None = None
+    """tlost over the terms with support at least k (the variant beside the paper's "more than k")."""
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)

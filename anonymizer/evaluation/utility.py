@@ -44,7 +44,7 @@ from anonymizer.evaluation.multilevel import multilevel_top_k, tkd_ml2
 from anonymizer.evaluation.published import published_subrecords, subrecord_dataset
 from anonymizer.evaluation.reconstruct import reconstruct
 from anonymizer.evaluation.report import UtilityReport
-from anonymizer.evaluation.safe_metrics import rae, rlm
+from anonymizer.evaluation.safe_metrics import rae_from_supports, rlm
 from anonymizer.evaluation.topk import (
     DEFAULT_TIE_FACTOR,
     TopK,
@@ -103,10 +103,11 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
     tKd-ML^2 is measured on every reconstruction too (:func:`anonymizer.evaluation.multilevel.tkd_ml2`) and
     NCP is 0.
 
-    Awad2019 section 5.1: ``rae`` is :func:`anonymizer.evaluation.safe_metrics.rae` (Terrovitis2012's re
-    formula over the same ranks, on the same seeded reconstructions, so it equals ``re``; Awad2019
-    applies it to disassociated and safely disassociated data alike). ``before`` is the
-    non-safe release the safe ``release`` was made from (same dataset, options and seed): it
+    Awad2019 section 5.1: ``rae`` is its RAE as printed, signed (:mod:`anonymizer.evaluation.safe_metrics`),
+    over re's pairs on the same seeded reconstructions; ``rae_abs``, the absolute reading, equals ``re``.
+    Awad2019 applies it to disassociated and safely disassociated data alike. ``tlost`` traces the
+    terms of support more than k (Terrovitis2012 7.1), ``tlost_at_least_k`` those of support at least k.
+    ``before`` is the non-safe release the safe ``release`` was made from (same dataset, options and seed): it
     must match (:func:`anonymizer.evaluation.consistency.check_before`), and ``rlm`` is
     :func:`anonymizer.evaluation.safe_metrics.rlm` (before, release), the share of published item
     occurrences that safe disassociation suppressed. Without ``before``, ``rlm`` is None.
@@ -166,15 +167,17 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
             yield ds
             del ds
 
-    # Awad2019's RAE reads the reconstructions as they are drawn: one at a time, none drawn twice.
-    rae_value = rae(original, runs(), rank_range=re_range)
+    for _drawn in runs():  # one reconstruction at a time, none drawn twice
+        pass
+    pairs_mean = np.mean(pair_runs, axis=0)
     subs = subrecord_dataset(release)
     return UtilityReport(
         tkd=float(np.mean(tkd_runs)),
         tkd_a=tkd_against(fi, subs, top_k),
-        re=re_from_supports(s_o, np.mean(pair_runs, axis=0)),
+        re=re_from_supports(s_o, pairs_mean),
         re_a=re_from_supports(s_o, pair_supports(subs, terms)),
         tlost=tlost(release, original),
+        tlost_at_least_k=tlost(release, original, at_least_k=True),
         reconstructions=reconstructions,
         seed=seed,
         top_k=top_k,
@@ -186,7 +189,8 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         ncp=0.0 if hierarchy is not None else None,
         re_range_adapted=adapted,
         rlm=rlm(before, release) if before is not None else None,
-        rae=rae_value,
+        rae=rae_from_supports(s_o, pairs_mean),
+        rae_abs=rae_from_supports(s_o, pairs_mean, absolute=True),
     )
 
 

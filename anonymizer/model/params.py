@@ -26,7 +26,8 @@ import numpy as np
 from corpora.common.errors import InputError
 
 __all__ = ["BOUNDED_STRATEGIES", "DEFAULT_FANOUT", "DEFAULT_MAX_CLUSTER_SIZE", "DEFAULT_MAX_ITEMSETS",
-           "DEFAULT_MAX_PARTITIONS", "DEFAULT_THRESHOLD_SD", "HORPART_STRATEGIES", "MAX_SPLIT_DEPTH", "SAFE_TARGETS",
+           "DEFAULT_MAX_PARTITIONS", "DEFAULT_SAFE_TARGETS", "DEFAULT_THRESHOLD_SD", "HORPART_STRATEGIES",
+           "MAX_SPLIT_DEPTH", "SAFE_TARGETS",
            "VERPART_STRATEGIES", "AprioriParams", "DiffPartParams", "DisassociationParams", "default_max_cluster_size"]
 
 HORPART_STRATEGIES: tuple[str, ...] = ("original", "abandon", "suppression", "adding", "remaining")
@@ -39,8 +40,13 @@ BOUNDED_STRATEGIES: tuple[str, ...] = ("original", "suppression", "adding", "rem
 VERPART_STRATEGIES: tuple[str, ...] = ("original", "strict", "grouped")
 """``original``: Terrovitis2012's Algorithm VERPART; ``strict``, ``grouped``: AlShuhail2021 3.3.3."""
 
-SAFE_TARGETS: tuple[str, ...] = ("linkable", "every")
-"""Which chunks with a cover problem safe disassociation treats (Awad2019 3.3)."""
+SAFE_TARGETS: tuple[str, ...] = ("every", "linkable")
+"""Which chunks with a cover problem safe disassociation treats: ``every`` (the default, Awad2019 as it
+evaluates PEM and RLM: "every record chunk that is subject to a cover problem is a vulnerable record
+chunk", 5.1.1) or ``linkable`` (the named variant: only chunks another record chunk of the cluster can
+be linked to, after section 3.3's "items in two distinct record chunks, from the same cluster")."""
+
+DEFAULT_SAFE_TARGETS = SAFE_TARGETS[0]
 
 DEFAULT_MAX_ITEMSETS = 2_000_000_000
 """Default budget of the k^m test (``--max-itemsets``), see :mod:`anonymizer.disassociation.verpart`."""
@@ -130,7 +136,7 @@ class DisassociationParams(_Params):
     verpart: str = "strict"
     refine: bool = True
     safe: bool = False
-    safe_targets: str = "linkable"
+    safe_targets: str = DEFAULT_SAFE_TARGETS
     split_depth: int = 0
     identifiers_allowed: bool = False
     """The owner allowed terms that look like direct identifiers (``--allow-identifiers``)."""

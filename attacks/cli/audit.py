@@ -22,10 +22,11 @@ from corpora.io.formats import FORMATS
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "original_source"]
 
-HELP = ("is a release safe to publish? Guarantee 1, PEM, the three attackers, a quick semantic attack, "
+HELP = ("is a release safe to publish? Guarantee 1, PEM, Barakat2016's attackers, a quick semantic attack, "
         "recommendations; exit 1 when a threshold is crossed")
 DESCRIPTION = ("Audit a release before publishing it: Guarantee 1 (the independent verifier), cover problems and PEM "
-               "(Awad2019), the breaches of Barakat2016's strong, moderate and weak attackers, a quick semantic attack "
+               "(Awad2019, three readings), the breaches of Barakat2016's strong, strong-per-record, moderate and weak "
+               "attackers, a quick semantic attack "
                "against its random baseline when the terms are words, and recommendations. Exit 0: publishable under "
                "the thresholds; 1: a threshold is crossed; 2: bad input.")
 
@@ -50,10 +51,12 @@ def add_arguments(p: ArgumentParser) -> None:
     p.add_argument("--truth", metavar="FILE",
                    help="truth file: the attackers know the real records of each cluster, as in the sweeps")
     p.add_argument("--max-pem", type=_share, default=DEFAULT_MAX_PEM, metavar="P",
-                   help="fail when PEM (share of record chunks with a linkable cover problem) exceeds P; 0 because "
-                        "safe disassociation leaves none; 1 disables")
+                   help="fail when PEM (Awad2019 5.1.1: share of record chunks with a cover problem, Definition 3 "
+                        "on every record chunk; the linkable and per-cluster readings are reported beside it) "
+                        "exceeds P; 0 because safe disassociation leaves none; 1 disables")
     p.add_argument("--max-vulnerable", type=_share, default=DEFAULT_MAX_VULNERABLE, metavar="R",
-                   help="fail when the strong, moderate or weak attacker breaches more than this share of the "
+                   help="fail when any attacker (strong, strong-per-record, moderate, weak) breaches more than this "
+                        "share of the "
                         "records; 0.05, the strictest public-release risk threshold of de-identification practice "
                         "(docs/cover-and-safe.md); 1 disables")
     p.add_argument("--max-semantic-gain", type=_share, default=DEFAULT_MAX_SEMANTIC_GAIN, metavar="G",

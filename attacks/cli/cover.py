@@ -8,7 +8,14 @@ from collections.abc import Sequence
 
 from anonymizer.io.release_files import load_release, load_truth
 from attacks.cover.detector import CoverReport, run_cover_attack
-from attacks.cover.knowledge import ATTACKERS, load_knowledge, make_knowledge, save_knowledge
+from attacks.cover.knowledge import (
+    ATTACKERS,
+    EVERY_COVER_PAIR,
+    cover_pair_itemsets,
+    load_knowledge,
+    make_knowledge,
+    save_knowledge,
+)
 from attacks.cover.problem import flatten
 from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.bounds import int_option
@@ -19,7 +26,8 @@ from corpora.io.formats import FORMATS
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "format_report"]
 
-HELP = "cover problems, Barakat2016 Algorithm 1's breaches (strong, moderate, weak attacker), Awad2019's PEM"
+HELP = ("cover problems, Barakat2016 Algorithm 1's breaches (strong, strong-per-record, moderate, weak attacker), "
+        "Awad2019's PEM")
 DESCRIPTION = ("Detect cover problems and count the records an attacker's knowledge breaches (Barakat2016 Algorithm 1, "
                "Awad2019 PEM). Reads only the release and the knowledge; --truth/--original only give the simulated "
                "attacker real records to know.")
@@ -28,10 +36,13 @@ DESCRIPTION = ("Detect cover problems and count the records an attacker's knowle
 def add_arguments(p: ArgumentParser) -> None:
     p.error_prefix = "attacks cover"
     p.add_argument("release", help="release file (disassociated/1 JSON)")
-    p.add_argument("--attacker", choices=ATTACKERS, default="strong", help="simulated attacker (default strong)")
+    p.add_argument("--attacker", choices=ATTACKERS, default="strong",
+                   help="simulated attacker (default strong: Barakat2016 section 6, every cover problem a breach; "
+                        "strong-per-record: section 4, one well-picked itemset per record; moderate; weak)")
     p.add_argument("--knowledge", metavar="FILE",
                    help="read the knowledge (JSON lines of itemsets) instead of simulating it")
-    p.add_argument("--save-knowledge", metavar="FILE", help="write the knowledge used as JSON lines")
+    p.add_argument("--save-knowledge", metavar="FILE",
+                   help="write the knowledge used as JSON lines (strong: every cover pair {x, y})")
     p.add_argument("--truth", metavar="FILE", help="truth file: the attacker knows the real records of the release")
     p.add_argument("--original", metavar="INPUT", help="original dataset file: the attacker knows its records")
     p.add_argument("--format", choices=FORMATS, default=None, help="format of --original (default: by extension)")
@@ -50,22 +61,29 @@ def _names(items: Sequence[str]) -> str:
 def format_report(report: CoverReport, release_name: str, max_problems: int = 20) -> str:
     """The human-readable report printed by the CLI."""
     share = report.vulnerable_records / report.n_records if report.n_records else 0.0
+    known = (f"knows every cover pair, {report.knowledge_size} pairs {{x, y}}: every cover problem is a breach, "
+             "Barakat2016 section 6" if report.knowledge_source == EVERY_COVER_PAIR else
+             f"{report.knowledge_size} itemsets, knowledge from {report.knowledge_source}")
     lines = [
         f"release: {release_name}",
-        f"attacker: {report.attacker} ({report.knowledge_size} itemsets, knowledge from {report.knowledge_source})",
+        f"attacker: {report.attacker} ({known})",
         f"vulnerable records: {report.vulnerable_records} of {report.n_records} ({share:.1%})",
         f"breaches (Barakat2016 Algorithm 1, breach++ count): {report.breaches}",
         f"Algorithm 1 total (sum over clusters of the max per chunk): {report.algorithm1_total}",
-        f"PEM (Awad2019): {report.vulnerable_chunks} / {report.record_chunks} record chunks = {report.pem:.4f}",
-        f"PEM, Definition 3 on every chunk (single-chunk clusters too): {report.vulnerable_chunks_literal} / "
-        f"{report.record_chunks} = {report.pem_literal:.4f}",
+        f"PEM (Awad2019 5.1.1: Definition 3 on every record chunk): {report.vulnerable_chunks} / "
+        f"{report.record_chunks} record chunks = {report.pem:.4f}",
+        f"PEM, linkable chunks only (Awad2019 3.3, Lemma 1): {report.vulnerable_chunks_linkable} / "
+        f"{report.record_chunks} = {report.pem_linkable:.4f} (ceiling: {report.linkable_chunks} record chunks "
+        f"in multi-chunk clusters)",
+        f"PEM per cluster (Definition 3: the cluster is subject to a cover problem): {report.vulnerable_clusters} / "
+        f"{report.clusters} clusters = {report.pem_cluster:.4f}",
     ]
     for definition, title in (("awad2019", "Awad2019 Definition 3"), ("barakat2016", "Barakat2016 Definition 3")):
         found = [p for p in report.cover_problems if p.definition == definition]
         lines.append(f"cover problems ({title}): {len(found)}")
         for p in found[:max_problems]:
             via = f" for {p.item!r} of chunk {p.item_chunk}" if p.item is not None else ""
-            alone = " [only record chunk of its cluster: not in PEM]" if p.linkable is False else ""
+            alone = " [only record chunk of its cluster: not in PEM linkable]" if p.linkable is False else ""
             lines.append(f"  cluster {p.cluster} chunk {p.chunk}{via}: {_names(p.covered)} covered by "
                          f"{_names(p.covering)} (s(I) = {p.support}){alone}")
         if len(found) > max_problems:
@@ -103,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: WordNet not found (install Debian's wordnet-base); the weak attacker's external words "
               f"come from {vocabulary}", file=sys.stderr)
     if args.save_knowledge:
-        save_knowledge(knowledge, args.save_knowledge)
+        save_knowledge(cover_pair_itemsets(release, flat) if knowledge.every_cover_pair else knowledge,
+                       args.save_knowledge)
     report = run_cover_attack(release, args.attacker, args.seed, args.moderate_share, knowledge, flat=flat)
     if args.json:
         print(report.to_json())

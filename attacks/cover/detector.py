@@ -9,7 +9,10 @@ Barakat2016 Algorithm 1 (quantitative privacy breach detection), as implemented 
   record chunks", so l restarts for each item, unlike the literal pseudocode whose ``l`` is
   decremented once and never reset), take I_l(x) = {y in C_l : s(y, C_l) >= s(x, C_j)}; if it is
   a cover problem (Definition 3, see :mod:`attacks.cover.problem`) and some covered item y has
-  {x, y} inside one itemset of the knowledge B, that (x, l) is one breach (``breach++``).
+  {x, y} inside one itemset of the knowledge B, that (x, l) is one breach (``breach++``). With
+  the knowledge of section 6's strong attacker (``every_cover_pair``: "a privacy breach occurs
+  whenever a cover problem is found"; Figure 5: "The algorithm treats every cover problem as a
+  privacy breach") every such (x, l) is a breach and no itemset is searched.
 * ``breaches`` is the number of such (x, l) pairs over the release. ``algorithm1_total`` is the
   literal return value: per cluster, the maximum over its chunks of the breach counter, summed
   (``max`` is reset per cluster; the pseudocode never resets it, which would carry one
@@ -21,12 +24,22 @@ Barakat2016 Algorithm 1 (quantitative privacy breach detection), as implemented 
   over its chunks (the same record can be counted in several chunks, so the maximum, as in the
   algorithm, not the sum); summed over clusters. It never exceeds the number of records.
 
-PEM (Awad2019 section 5.1.1) = vulnerable record chunks / record chunks, whatever the knowledge
-(section 5.2.1). A chunk is vulnerable when it has a cover problem under Awad2019 Definition 3 that
-can be linked to another record chunk of its cluster (section 3.3: "items in two distinct record
-chunks, from the same cluster"; Lemma 1's attack needs "an item in another record chunk");
-``pem_literal`` applies Definition 3 to every chunk, the only chunk of a cluster included (see
-:mod:`attacks.cover.problem`).
+PEM (Awad2019 section 5.1.1: "PEM = vRC / RC", vulnerable record chunks over record chunks), in
+three readings that ignore the knowledge (5.2.1: "a potential privacy breach exists whenever a cover
+problem is identified in a record chunk regardless of the background knowledge of the attacker"):
+
+* ``pem`` (the paper's): Definition 3 on every record chunk, 5.1.1: "we consider that every record
+  chunk that is subject to a cover problem is a vulnerable record chunk" (``vulnerable_chunks``).
+* ``pem_linkable``: only the chunks another record chunk of their cluster can be linked to (section
+  3.3: "the ability to associate one-to-one or one-to-many items in two distinct record chunks, from
+  the same cluster"; Lemma 1's proof: "y is an item in another record chunk R_Cl")
+  (``vulnerable_chunks_linkable``). It never exceeds ``linkable_chunks / record_chunks``, the share
+  of record chunks in clusters with two or more record chunks (its ceiling).
+* ``pem_cluster``: vulnerable clusters over clusters, a cluster being vulnerable when one of its
+  record chunks meets Definition 3 (Definition 3: "the cluster R, and the dataset T* as a
+  consequence, are subject to a cover problem") (``vulnerable_clusters`` / ``clusters``; every
+  simple cluster counts in ``clusters``, one without record chunks too).
+
 Chunk numbers in reports are 0-based positions in the cluster's ``record_chunks``.
 """
 
@@ -62,7 +75,8 @@ class CoverProblem:
 
     ``definition`` is "awad2019" (whole chunk) or "barakat2016" (the prefix I_l(x) selected by
     ``item`` of the later chunk ``item_chunk``). ``support`` is s(I, chunk). ``linkable`` (Awad2019
-    problems only) says whether the cluster has another record chunk, i.e. whether PEM counts it.
+    problems only) says whether the cluster has another record chunk, i.e. whether ``pem_linkable``
+    counts it (``pem`` and ``pem_cluster`` count every Awad2019 problem).
     """
 
     cluster: str
@@ -101,7 +115,11 @@ class Breach:
 
 @dataclass
 class CoverReport:
-    """Result of :func:`run_cover_attack` (see the module docstring for each count)."""
+    """Result of :func:`run_cover_attack` (see the module docstring for each count).
+
+    ``knowledge_size`` is the number of itemsets known; for the strong attacker of Barakat2016
+    section 6 (every cover pair) the number of distinct cover pairs {x, y}.
+    """
 
     attacker: str
     knowledge_source: str
@@ -113,8 +131,12 @@ class CoverReport:
     pem: float
     record_chunks: int
     vulnerable_chunks: int
-    pem_literal: float
-    vulnerable_chunks_literal: int
+    pem_linkable: float
+    vulnerable_chunks_linkable: int
+    linkable_chunks: int
+    pem_cluster: float
+    vulnerable_clusters: int
+    clusters: int
     cover_problems: list[CoverProblem] = field(default_factory=list)
     breach_list: list[Breach] = field(default_factory=list)
     seconds: float = 0.0
@@ -156,7 +178,8 @@ class CoverReport:
         awad = sum(1 for p in self.cover_problems if p.definition == "awad2019")
         return (f"CoverReport(attacker={self.attacker!r}, records={self.n_records}, "
                 f"vulnerable_records={self.vulnerable_records}, breaches={self.breaches}, pem={self.pem:.4f}, "
-                f"vulnerable_chunks={self.vulnerable_chunks}/{self.record_chunks}, cover_problems={awad})")
+                f"vulnerable_chunks={self.vulnerable_chunks}/{self.record_chunks}, "
+                f"pem_linkable={self.pem_linkable:.4f}, pem_cluster={self.pem_cluster:.4f}, cover_problems={awad})")
 
 
 def knowledge_pair_keys(itemsets: Iterable[Sequence[str]], term_id: dict[str, int]) -> np.ndarray:
@@ -178,11 +201,18 @@ def _segment_max(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.nd
     return out
 
 
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
 def detect(release: Release, itemsets: Iterable[Sequence[str]], *, flat: FlatRelease | None = None,
-           list_problems: bool = True) -> dict[str, Any]:
+           list_problems: bool = True, every_cover_pair: bool = False) -> dict[str, Any]:
     """Run the cover-problem detector and Algorithm 1 on ``release`` with knowledge ``itemsets``.
 
-    Returns a dict of the :class:`CoverReport` fields that depend on the release and knowledge.
+    ``every_cover_pair``: the knowledge holds every cover pair {x, y} (Barakat2016 section 6's strong
+    attacker), so every cover relation is a breach and ``itemsets`` is not read. Returns a dict of
+    the :class:`CoverReport` fields that depend on the release and knowledge, and ``cover_pairs``
+    (the number of distinct cover pairs {x, y}).
     """
     flat = flatten(release) if flat is None else flat
     n_chunks = flat.n_chunks
@@ -195,8 +225,11 @@ def detect(release: Release, itemsets: Iterable[Sequence[str]], *, flat: FlatRel
     rel_idx, ys = rels.covered_pairs(flat)
     xs = flat.key_item[rels.x_key][rel_idx]
     pair = np.minimum(xs, ys) * v + np.maximum(xs, ys)
-    known = knowledge_pair_keys(itemsets, flat.term_id()) if rel_idx.size else np.zeros(0, dtype=np.int64)
-    hit = np.isin(pair, known)
+    if every_cover_pair:
+        hit = np.ones(pair.size, dtype=bool)
+    else:
+        known = knowledge_pair_keys(itemsets, flat.term_id()) if rel_idx.size else np.zeros(0, dtype=np.int64)
+        hit = np.isin(pair, known)
     rel_hit = np.bincount(rel_idx[hit], minlength=rels.x_key.size) > 0
     breaches = int(rel_hit.sum())
     # Literal Algorithm 1 total: per chunk j the breach counter, max per cluster, summed.
@@ -210,6 +243,10 @@ def detect(release: Release, itemsets: Iterable[Sequence[str]], *, flat: FlatRel
     sub_flag = np.bincount(flat.occ_sub[occ_flag], minlength=flat.sub_len.size) > 0
     chunk_vuln = np.bincount(flat.sub_chunk[sub_flag], minlength=n_chunks).astype(np.int64)
     vulnerable_records = int(_segment_max(chunk_vuln, flat.chunk_cluster, n_clusters).sum()) if n_chunks else 0
+    # PEM in its three readings (module docstring).
+    vulnerable = int(awad.vulnerable.sum())
+    vulnerable_linkable = int(awad.vulnerable_linkable.sum())
+    vulnerable_clusters = int(np.unique(flat.chunk_cluster[awad.vulnerable]).size)
     problems: list[CoverProblem] = []
     breach_list: list[Breach] = []
     if list_problems:
@@ -219,13 +256,18 @@ def detect(release: Release, itemsets: Iterable[Sequence[str]], *, flat: FlatRel
         "vulnerable_records": vulnerable_records,
         "breaches": breaches,
         "algorithm1_total": alg1,
-        "pem": float(awad.vulnerable.sum() / n_chunks) if n_chunks else 0.0,
+        "pem": _share(vulnerable, n_chunks),
         "record_chunks": n_chunks,
-        "vulnerable_chunks": int(awad.vulnerable.sum()),
-        "pem_literal": float(awad.vulnerable_literal.sum() / n_chunks) if n_chunks else 0.0,
-        "vulnerable_chunks_literal": int(awad.vulnerable_literal.sum()),
+        "vulnerable_chunks": vulnerable,
+        "pem_linkable": _share(vulnerable_linkable, n_chunks),
+        "vulnerable_chunks_linkable": vulnerable_linkable,
+        "linkable_chunks": int(awad.linkable.sum()),
+        "pem_cluster": _share(vulnerable_clusters, n_clusters),
+        "vulnerable_clusters": vulnerable_clusters,
+        "clusters": n_clusters,
         "cover_problems": problems,
         "breach_list": breach_list,
+        "cover_pairs": int(np.unique(pair).size),
     }
 
 
@@ -240,8 +282,8 @@ def _listings(flat: FlatRelease, awad: Any, rels: Any, rel_idx: np.ndarray, ys: 
     support = flat.key_support.tolist()
     problems: list[CoverProblem] = []
     covered_key = awad.covered_key
-    linkable = awad.vulnerable.tolist()
-    for c in np.flatnonzero(awad.vulnerable_literal).tolist():
+    linkable = awad.linkable.tolist()
+    for c in np.flatnonzero(awad.vulnerable).tolist():
         lo, hi = off[c], off[c + 1]
         flags = covered_key[lo:hi].tolist()
         names = [terms[key_item[i]] for i in range(lo, hi)]
@@ -285,27 +327,31 @@ def run_cover_attack(
     list_problems: bool = True,
     flat: FlatRelease | None = None,
 ) -> CoverReport:
-    """Simulate ``attacker`` (unless ``knowledge`` is given) and run the detector on ``release``
-    (``flat``: its :func:`~attacks.cover.problem.flatten` index, if the caller made it already).
+    """Simulate ``attacker`` (one of :data:`~attacks.cover.knowledge.ATTACKERS`, unless ``knowledge``
+    is given) and run the detector on ``release`` (``flat``: its :func:`~attacks.cover.problem.flatten`
+    index, if the caller made it already).
 
     Knowledge made here reads the release only; pass ``knowledge=make_knowledge(..., truth=...)``
-    to give the attacker the real records. ``seconds`` times the detector alone,
+    to give the attacker the real records. The ``strong`` attacker (Barakat2016 section 6) needs
+    none: every cover problem is a breach. ``seconds`` times the detector alone,
     ``knowledge_seconds`` the knowledge simulation.
     """
     t0 = time.perf_counter()
     if knowledge is None:
-        if flat is None and attacker == "strong":
-            flat = flatten(release)  # the strong attacker's knowledge and the detector read the same index
+        if flat is None and attacker == "strong-per-record":
+            flat = flatten(release)  # this attacker's knowledge and the detector read the same index
         knowledge = make_knowledge(release, attacker, seed, moderate_share=moderate_share, flat=flat)
     elif not isinstance(knowledge, Knowledge):
         knowledge = Knowledge([tuple(s) for s in knowledge], attacker, "given")
     t1 = time.perf_counter()
-    found = detect(release, knowledge.itemsets, flat=flat, list_problems=list_problems)
+    found = detect(release, knowledge.itemsets, flat=flat, list_problems=list_problems,
+                   every_cover_pair=knowledge.every_cover_pair)
     t2 = time.perf_counter()
+    cover_pairs = found.pop("cover_pairs")
     return CoverReport(
         attacker=knowledge.attacker if knowledge.attacker != "custom" else attacker,
         knowledge_source=knowledge.source,
-        knowledge_size=len(knowledge.itemsets),
+        knowledge_size=cover_pairs if knowledge.every_cover_pair else len(knowledge.itemsets),
         seconds=t2 - t1,
         knowledge_seconds=t1 - t0,
         **found,

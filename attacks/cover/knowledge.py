@@ -1,12 +1,26 @@
-"""Background knowledge of the three attackers of Barakat2016 (section 4, simulated as in section 6).
+"""Background knowledge of the attackers of Barakat2016 (section 4, simulated as in section 6).
 
-An attacker's knowledge B is a list of m-itemsets (sorted tuples of terms):
+An attacker's knowledge B is a list of m-itemsets (sorted tuples of terms), or, for the strong
+attacker of section 6, the rule "every cover pair" (``Knowledge.every_cover_pair``):
 
-* **strong**: one m-itemset per record, "well picked" from the record's m-combinations, i.e. one
-  that holds an item x and an item y it is associated with through a cover problem (x in a later
-  chunk, y covered in an earlier one, Barakat2016 Definition 3) when the record has such a pair;
-  otherwise a random m-combination of the record. A bijection with the records (records shorter
-  than m have no m-combination and give nothing).
+* **strong** (Barakat2016 section 6, the attacker of its Figures 4a and 5): "the background
+  knowledge of this attacker consists of itemsets of size 2 (m = 2) picked from the 2-combinations
+  of each and every record in the dataset. Since it is a strong attacker, we assume that these
+  itemsets contain the items that are involved in the association that will lead to a cover
+  problem (i.e., well picked). Therefore, a privacy breach occurs whenever a cover problem is
+  found", and Figure 5: "The algorithm treats every cover problem as a privacy breach". So the
+  knowledge holds every cover pair {x, y} (x of a later chunk, y covered in an earlier one,
+  Barakat2016 Definition 3) and every (x, l) relation of Algorithm 1 is a breach. No itemset is
+  built: the detector runs in its every-cover-pair mode (:func:`cover_pair_itemsets` writes the
+  pairs out when asked, e.g. for ``--save-knowledge``). The records (truth, original) play no part.
+  For m < 2 no pair fits in a known itemset, so the knowledge is empty.
+* **strong-per-record** (Barakat2016 section 4's formal definition: "∀Ii ∈ B , Ii is of size m ...
+  and well picked from the set of m-combinations [ri]m of a record ri ... there exists a bijective
+  function that links itemsets in B to records in T"): one m-itemset per record, well picked, i.e.
+  one that holds an item x and an item y it is associated with through a cover problem when the
+  record has such a pair; otherwise a random m-combination of the record (records shorter than m
+  have no m-combination and give nothing). A record's other cover relations drop out, so it
+  breaches at most as much as **strong**.
 * **moderate**: one random m-combination for each record of a strict random subset of the records
   (``moderate_share`` of them, at least one and at most n-1): an injection into the records.
 * **weak**: ``weak_items`` random items of the released dataset plus ``external_items`` random
@@ -16,11 +30,10 @@ An attacker's knowledge B is a list of m-itemsets (sorted tuples of terms):
 Where the records come from (``Knowledge.source``). The attacker knows real facts about real
 people, so the generator may read the original records: from ``truth`` (records rebuilt from the
 truth file, clusters known), else from ``original`` (the input dataset), else from the release
-alone. Release alone: the strong attacker takes, as Barakat2016 section 6 does ("a privacy breach
-occurs whenever a cover problem is found"), one itemset per cover relation {x, y} (padded to m
-with the covering items), at most the cluster's size per cluster; the moderate attacker draws its
-records from one random reconstruction of the release. The detector itself only ever reads the
-release and the knowledge.
+alone. Release alone: the strong-per-record attacker takes one itemset per cover relation {x, y}
+(padded to m with the covering items), at most the cluster's size per cluster; the moderate
+attacker draws its records from one random reconstruction of the release. The detector itself only
+ever reads the release and the knowledge.
 
 External vocabulary for the weak attacker (first found wins, named in ``Knowledge.source``):
 WordNet 3.0 index files of Debian's ``wordnet-base`` (``/usr/share/wordnet``), else the 400,000
@@ -54,6 +67,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ATTACKERS",
+    "EVERY_COVER_PAIR",
+    "cover_pair_itemsets",
     "Knowledge",
     "make_knowledge",
     "save_knowledge",
@@ -63,7 +78,10 @@ __all__ = [
     "random_reconstruction",
 ]
 
-ATTACKERS = ("strong", "moderate", "weak")
+ATTACKERS = ("strong", "strong-per-record", "moderate", "weak")
+"""The simulated attackers: Barakat2016 section 6's three, and section 4's one-itemset-per-record strong one."""
+EVERY_COVER_PAIR = "every-cover-pair"
+"""``Knowledge.source`` of the strong attacker of Barakat2016 section 6 (every cover problem a breach)."""
 
 MAX_KNOWLEDGE_BYTES = 1 << 30
 """Largest knowledge file read (bytes)."""
@@ -74,12 +92,18 @@ _WORD = re.compile(r"^[a-z]{3,}$")
 
 @dataclass
 class Knowledge:
-    """The attacker's background knowledge B: m-itemsets, with who made it and from what."""
+    """The attacker's background knowledge B: m-itemsets, with who made it and from what.
+
+    ``every_cover_pair``: B holds every cover pair {x, y} of the release (Barakat2016 section 6's
+    strong attacker); ``itemsets`` is then empty and the detector treats every cover relation as
+    a breach.
+    """
 
     itemsets: list[Itemset]
     attacker: str = "custom"
     source: str = "given"
     details: dict[str, object] = field(default_factory=dict)
+    every_cover_pair: bool = False
 
     def __len__(self) -> int:
         return len(self.itemsets)
@@ -198,6 +222,15 @@ def _cover_pairs(release: Release, flat: FlatRelease | None = None
     return pairs, detail
 
 
+def cover_pair_itemsets(release: Release, flat: FlatRelease | None = None) -> list[Itemset]:
+    """The knowledge of Barakat2016 section 6's strong attacker written out: every distinct cover pair
+    {x, y} (x of a later record chunk, y covered in an earlier chunk of its cluster, Barakat2016
+    Definition 3), sorted. The detector never needs it (``Knowledge.every_cover_pair``); it is what
+    ``--save-knowledge`` writes and what the every-cover-pair mode is checked against."""
+    pairs, _detail = _cover_pairs(release, flat)
+    return sorted({tuple(sorted((x, y))) for per in pairs.values() for x, ys in per.items() for y in ys})
+
+
 def _strong_from_records(records: dict[str, list[set[str]]], pairs: dict[str, dict[str, set[str]]], m: int,
                          rng: np.random.Generator, global_pairs: bool) -> tuple[list[Itemset], int]:
     merged: dict[str, set[str]] = {}
@@ -248,6 +281,30 @@ def _strong_from_release(release: Release, detail: dict[str, list[tuple[str, str
     return out
 
 
+def _weak_knowledge(release: Release, m: int, rng: np.random.Generator, weak_items: int, external_items: int,
+                    vocabulary: Sequence[str] | None) -> Knowledge:
+    """Barakat2016 section 6's weak attacker: all m-combinations of release items and external words."""
+    terms = release.terms()
+    inside = [terms[int(i)] for i in sorted(rng.choice(len(terms), size=min(weak_items, len(terms)),
+                                                       replace=False).tolist())] if terms else []
+    if vocabulary is None:
+        vsource, words = external_vocabulary()
+    else:
+        vsource, words = "given-vocabulary", tuple(sorted(set(vocabulary)))
+    present = set(terms)
+    pool = [w for w in words if w not in present]
+    outside = [pool[int(i)] for i in sorted(rng.choice(len(pool), size=min(external_items, len(pool)),
+                                                       replace=False).tolist())] if pool else []
+    items = sorted(set(inside) | set(outside))
+    count = math.comb(len(items), m)
+    if count > MAX_KNOWLEDGE_ITEMSETS:  # counted before any is built
+        raise InputError(f"the weak attacker would know C({len(items)}, {m}) = {count:.3g} itemsets, more than "
+                         f"{MAX_KNOWLEDGE_ITEMSETS:,}; use fewer items or a smaller m")
+    itemsets = [tuple(c) for c in itertools.combinations(items, m)]
+    return Knowledge(itemsets, "weak", f"release+{vsource}",
+                     {"dataset_items": inside, "external_items": outside, "vocabulary": vsource})
+
+
 def make_knowledge(
     release: Release,
     attacker: str,
@@ -264,10 +321,12 @@ def make_knowledge(
 ) -> Knowledge:
     """Simulate the background knowledge of a Barakat2016 attacker (section 4 and 6), seeded.
 
-    ``m`` defaults to the release's m. ``truth`` or ``original`` give the attacker the real records
-    (see the module docstring); ``vocabulary`` replaces the external word list of the weak attacker.
+    ``attacker`` is one of :data:`ATTACKERS` (module docstring). ``m`` defaults to the release's m.
+    ``truth`` or ``original`` give the attacker the real records (see the module docstring; the
+    ``strong`` attacker of section 6 knows every cover pair and needs none, but they are still checked
+    against the release); ``vocabulary`` replaces the external word list of the weak attacker.
     ``flat`` is the release's :func:`~attacks.cover.problem.flatten` index when the caller has it (the
-    strong attacker reads it; pass the same one to the detector).
+    strong-per-record attacker reads it; pass the same one to the detector).
     """
     if attacker not in ATTACKERS:
         raise InputError(f"attacker must be one of {', '.join(ATTACKERS)}, got {attacker!r}")
@@ -276,45 +335,30 @@ def make_knowledge(
         raise InputError(f"m must be at least 1, got {m}")
     # the inputs must belong to the release (anonymizer.evaluation.consistency); the records the truth
     # rebuilds are compared with the original's only where this attacker uses them
-    rebuilt = records_from_truth(release, truth) if truth is not None and attacker != "weak" else None
+    uses_records = attacker in ("strong-per-record", "moderate")
+    rebuilt = records_from_truth(release, truth) if truth is not None and uses_records else None
     if truth is not None:
         check_truth(release, truth, original, label="--original", rebuilt=rebuilt, records=rebuilt is not None)
     if original is not None:
         check_original(release, original, label="--original")
+    if attacker == "strong":  # section 6: every cover pair, whatever the records (module docstring)
+        return Knowledge([], attacker, EVERY_COVER_PAIR, {"m": m}, every_cover_pair=m >= 2)
     rng = _rng(seed)
     if attacker == "weak":
-        terms = release.terms()
-        inside = [terms[int(i)] for i in sorted(rng.choice(len(terms), size=min(weak_items, len(terms)),
-                                                           replace=False).tolist())] if terms else []
-        if vocabulary is None:
-            vsource, words = external_vocabulary()
-        else:
-            vsource, words = "given-vocabulary", tuple(sorted(set(vocabulary)))
-        present = set(terms)
-        pool = [w for w in words if w not in present]
-        outside = [pool[int(i)] for i in sorted(rng.choice(len(pool), size=min(external_items, len(pool)),
-                                                           replace=False).tolist())] if pool else []
-        items = sorted(set(inside) | set(outside))
-        count = math.comb(len(items), m)
-        if count > MAX_KNOWLEDGE_ITEMSETS:  # counted before any is built
-            raise InputError(f"the weak attacker would know C({len(items)}, {m}) = {count:.3g} itemsets, more than "
-                             f"{MAX_KNOWLEDGE_ITEMSETS:,}; use fewer items or a smaller m")
-        itemsets = [tuple(c) for c in itertools.combinations(items, m)]
-        return Knowledge(itemsets, "weak", f"release+{vsource}",
-                         {"dataset_items": inside, "external_items": outside, "vocabulary": vsource})
+        return _weak_knowledge(release, m, rng, weak_items, external_items, vocabulary)
     if rebuilt is not None:
         records, source = rebuilt, "truth"
     elif original is not None:
         records, source = {"": [set(r) for r in original]}, "original"
     else:
         records, source = None, "release"
-    if attacker == "strong":
+    if attacker == "strong-per-record":
         pairs, detail = _cover_pairs(release, flat)
         if records is None:
             itemsets = _strong_from_release(release, detail, m, rng)
-            return Knowledge(itemsets, "strong", "release", {"well_picked": len(itemsets)})
+            return Knowledge(itemsets, attacker, "release", {"well_picked": len(itemsets)})
         itemsets, well = _strong_from_records(records, pairs, m, rng, global_pairs=source == "original")
-        return Knowledge(itemsets, "strong", source, {"well_picked": well})
+        return Knowledge(itemsets, attacker, source, {"well_picked": well})
     if not 0.0 < moderate_share < 1.0:
         raise InputError(f"moderate share must be strictly between 0 and 1, got {moderate_share}")
     if records is None:

@@ -10,13 +10,17 @@ of joint clusters are left out, as Barakat2016 section 3.2 footnote 2 does):
   (all non-empty sub-records equal I_j), the covering list is empty and each covered item is
   covered by the others.
 
-  Two readings of which chunks are *vulnerable* are kept side by side. Awad2019 section 3.3 calls
-  the cover problem "the ability to associate one-to-one or one-to-many items in two distinct
-  record chunks, from the same cluster", and the attack in the proof of its Lemma 1 takes "the
-  set {z, y} where y is an item in another record chunk R_Cl". So a chunk is vulnerable
-  (``AwadCovers.vulnerable``, what PEM counts) when it has a covered item *and* its cluster has
-  another record chunk to link it to. The condition of Definition 3 alone, applied to every chunk
-  including the only chunk of its cluster, is ``AwadCovers.vulnerable_literal`` (``pem_literal``).
+  Three readings of PEM (Awad2019 section 5.1.1, vulnerable record chunks / record chunks) rest on
+  it. The paper's own: "we consider that every record chunk that is subject to a cover problem is a
+  vulnerable record chunk" (5.1.1), "regardless of the background knowledge of the attacker" (5.2.1),
+  so every chunk that meets Definition 3 is vulnerable, the only chunk of its cluster included
+  (``AwadCovers.vulnerable``, ``pem``). Section 3.3 calls the cover problem "the ability to associate
+  one-to-one or one-to-many items in two distinct record chunks, from the same cluster", and the
+  attack in the proof of its Lemma 1 takes "the set {z, y} where y is an item in another record
+  chunk R_Cl": the *linkable* reading counts a chunk only when its cluster has another record chunk
+  (``AwadCovers.vulnerable_linkable``, ``pem_linkable``). Definition 3 itself ends "the cluster R, and
+  the dataset T* as a consequence, are subject to a cover problem": the per-cluster reading
+  (``pem_cluster``, in :mod:`attacks.cover.detector`).
 * **Barakat2016 Definition 3** (between an item x of chunk C_j and an earlier chunk C_l, l < j):
   I_l(x) = {y in C_l : s(y, C_l) >= s(x, C_j)}; a cover problem exists when
   s(I_l(x), C_l) = min_{y in I_l(x)} s(y, C_l); the items reaching that minimum are covered, the
@@ -164,15 +168,17 @@ def _index(counts_pc: np.ndarray, nsub: np.ndarray, slen: np.ndarray, codes: np.
 
 @dataclass
 class AwadCovers:
-    """Awad2019 Definition 3 for every record chunk (see the module docstring for the two readings).
+    """Awad2019 Definition 3 for every record chunk (see the module docstring for the readings).
 
-    ``vulnerable_literal[c]``: chunk c meets Definition 3; ``vulnerable[c]``: it does and its
-    cluster has another record chunk (Awad2019 section 3.3, Lemma 1); ``covered_key``: the
-    (chunk, item) keys of the covered items; ``full_support``: s(I_j, C_j) per chunk.
+    ``vulnerable[c]``: chunk c meets Definition 3 (Awad2019 5.1.1); ``vulnerable_linkable[c]``: it
+    does and its cluster has another record chunk (Awad2019 section 3.3, Lemma 1); ``linkable[c]``:
+    chunk c's cluster has two or more record chunks; ``covered_key``: the (chunk, item) keys of the
+    covered items; ``full_support``: s(I_j, C_j) per chunk.
     """
 
     vulnerable: np.ndarray
-    vulnerable_literal: np.ndarray
+    vulnerable_linkable: np.ndarray
+    linkable: np.ndarray
     covered_key: np.ndarray
     full_support: np.ndarray
 
@@ -184,12 +190,12 @@ def awad_covers(flat: FlatRelease) -> AwadCovers:
     full = full.astype(np.int64)
     kc = flat.key_chunk
     covered = (flat.key_support == full[kc]) & (flat.chunk_nterms[kc] >= 2) & (full[kc] > 0)
-    literal = np.zeros(n, dtype=bool)
-    literal[kc[covered]] = True
+    vulnerable = np.zeros(n, dtype=bool)
+    vulnerable[kc[covered]] = True
     chunks_in_cluster = np.bincount(flat.chunk_cluster, minlength=len(flat.cluster_ids))
     linkable = chunks_in_cluster[flat.chunk_cluster] >= 2
-    return AwadCovers(vulnerable=literal & linkable, vulnerable_literal=literal, covered_key=covered,
-                      full_support=full)
+    return AwadCovers(vulnerable=vulnerable, vulnerable_linkable=vulnerable & linkable, linkable=linkable,
+                      covered_key=covered, full_support=full)
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from anonymizer.model.release import Release, Truth
 from attacks.semantic.attack import run_semantic_attack
+from attacks.semantic.matching import fixed_anchors
 from attacks.semantic.result import (
     ClusterReconstruction,
     SemanticResult,
@@ -27,8 +28,10 @@ __all__ = ["truth_reconstruction", "blind_attack", "oracle_reconstruction"]
 def truth_reconstruction(release: Release, truth: Truth) -> SemanticResult:
     """The perfect attack: every piece on the anchor of the record the truth gives it.
 
-    Anchors as in :func:`attacks.semantic.attack.run_semantic_attack`; the records whose C_1 sub-record
-    is empty take the empty anchors in the truth's record order. Ghost pieces (-1) are left out.
+    Anchors as in :func:`attacks.semantic.attack.run_semantic_attack`; every record gets its anchor
+    of the fixed pairing (:func:`attacks.semantic.matching.fixed_anchors`: listed position -> the
+    record the truth lists there; the records whose C_1 sub-record is empty take the empty anchors
+    in the truth's record order). Ghost pieces (-1) are left out.
     Useful as the upper bound of every metric (accuracy 1) and in tests.
     """
     truth.check_against(release)
@@ -37,11 +40,7 @@ def truth_reconstruction(release: Release, truth: Truth) -> SemanticResult:
     for cluster, ct in zip(release.clusters, truth.clusters, strict=True):
         anchors = cluster_anchors(cluster)
         listed = ct.record_chunks[0] if ct.record_chunks else []
-        where = {rid: a for a, rid in enumerate(listed) if rid >= 0}
-        empty = iter(range(len(listed), len(anchors)))
-        for rid in ct.records:
-            if rid not in where:
-                where[rid] = next(empty)
+        where = fixed_anchors(ct, len(listed), len(anchors))
         anchor_of_record.append(where)
         rec = ClusterReconstruction(cluster.id, anchors, len(listed))
         if cluster.record_chunks:
@@ -71,8 +70,11 @@ def truth_reconstruction(release: Release, truth: Truth) -> SemanticResult:
 
 def blind_attack(release: Release, selector: str = "ABA", chunks: str = "both", seed: int = 0) -> SemanticResult:
     """The blind placement: ``selector`` with every score equal (:class:`attacks.semantic.scoring.ConstantScorer`),
-    so only the placement rule and its tie order act (AlShuhail2021 4.3.2: ties go to the first
-    anchor). What the rule earns with no semantic signal at all."""
+    so only the placement rule and the implementation's order among equal scores act (ties go to
+    the first listed anchor: AlShuhail2021 says so for RGA and MRA, 4.3.2-4.3.3, "the strategy
+    chooses the first ASR with the best semantic score"; Algorithm 6, ABA, only says "Arrange
+    sub-records of C_1 based on the average in list N" and names no order among equal averages).
+    What the rule earns with no semantic signal at all."""
     method = selector if selector in ("ABA", "RGA", "MRA", "assign", "ABA-spread") else "ABA"
     result = run_semantic_attack(release, ConstantScorer(), selector=method, chunks=chunks, seed=seed)
     result.selector = "blind"

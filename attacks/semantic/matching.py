@@ -1,15 +1,27 @@
 """Which reconstructed record stands for which original record (AlShuhail2021 section 5.2).
 
-An anchor listed in C_1 stands for the record the truth gives it; anchors with identical C_1
-content (in particular all empty anchors) cannot be told apart by anyone, so within such a group
-reconstructed and original records are matched by a maximum-overlap assignment
-(``linear_sum_assignment`` on the number of correctly placed disassociated terms). Ghost
-sub-records of safe disassociation (truth id -1) anchor no original record and are left out.
+Two pairings of anchors (reconstructed records) with original records:
 
-:func:`match_records` gives one :class:`RecordOutcome` per original record: its disassociated
-terms per part, what the attack put on its matched anchor, its published pieces, and the terms
-credited to it under the class reading of accuracy (:func:`class_credit`; see
-:mod:`attacks.semantic.metrics`).
+* the **matched** pairing (``RecordOutcome.placed``, used by ``accuracy_disassociated_strict``,
+  the ``_strict``/``_literal`` breakage, ``km_breakage`` and ``wmd``): an anchor listed in C_1
+  stands for the record the truth gives it; anchors with identical C_1 content (in particular all
+  empty anchors) cannot be told apart by anyone, so within such a group reconstructed and original
+  records are matched by a maximum-overlap assignment (``linear_sum_assignment`` on the number of
+  correctly placed disassociated terms). It depends on the attacker's output, so each method is
+  paired in its own favour;
+* the **fixed** pairing (:func:`fixed_anchors`, ``RecordOutcome.fixed``, used by
+  ``accuracy_one_to_one``): the listed anchor at position p stands for the record the truth lists
+  at position p of C_1, and the empty anchors, in their order, for the truth's records without a
+  listed C_1 sub-record, in the truth's record order. It does not look at what the attacker
+  output, so the attack and every baseline are paired alike (it is also how
+  :func:`attacks.semantic.baselines.truth_reconstruction` places the true pieces).
+
+Ghost sub-records of safe disassociation (truth id -1) anchor no original record and are left out.
+
+:func:`match_records` gives one :class:`RecordOutcome` per original record: its C_1 sub-record, its
+disassociated terms per part, what the attack put on its matched and on its fixed anchor, its
+published pieces, and the terms credited to it under the class reading of accuracy
+(:func:`class_credit`; see :mod:`attacks.semantic.metrics`).
 """
 
 from __future__ import annotations
@@ -25,7 +37,7 @@ from anonymizer.model.release import Cluster, Release, Truth
 from attacks.semantic.result import ClusterReconstruction, SemanticResult
 from corpora.common.errors import InputError
 
-__all__ = ["RecordOutcome", "match_records", "class_credit"]
+__all__ = ["RecordOutcome", "match_records", "class_credit", "fixed_anchors"]
 
 Piece = frozenset[str]
 
@@ -36,14 +48,38 @@ class RecordOutcome:
 
     record: int
     anchor: frozenset[str]
+    """The record's C_1 sub-record (empty for an empty anchor): the terms every reconstruction keeps."""
     original: dict[str, frozenset[str]]
+    """Per part, the record's disassociated terms (T^-_i of section 5.2.1 restricted to the part)."""
     placed: dict[str, frozenset[str]]
+    """Per part, what the attack put on the anchor of the matched pairing (module doc)."""
     pieces: list[frozenset[str]]
     """The record's published pieces (C_1 sub-record, other sub-records, single term-chunk terms)."""
     term_chunk: frozenset[str]
     reconstructed: frozenset[str]
     class_hits: dict[str, float] = field(default_factory=lambda: {"record": 0.0, "term": 0.0})
     """Per part, the record's disassociated terms credited under the class reading (module doc)."""
+    fixed: dict[str, frozenset[str]] = field(default_factory=lambda: {"record": frozenset(), "term": frozenset()})
+    """Per part, what the attack put on the record's anchor of the fixed pairing (:func:`fixed_anchors`)."""
+
+
+def fixed_anchors(ct: Any, n_listed: int, n_anchors: int) -> dict[int, int]:
+    """The fixed one-to-one pairing of a cluster: record id -> anchor index, independent of any attack.
+
+    The listed anchor at position p stands for the record the truth lists at p of C_1 (ghost
+    positions, id -1, stand for none); the empty anchors ``n_listed .. n_anchors - 1``, in order,
+    for the truth's records (``ct.records`` order) that C_1 does not list.
+    """
+    listed = ct.record_chunks[0] if ct.record_chunks else []
+    where = {rid: a for a, rid in enumerate(listed[:n_listed]) if rid >= 0}
+    empty = iter(range(n_listed, n_anchors))
+    for rid in ct.records:
+        if rid not in where:
+            a = next(empty, None)
+            if a is None:
+                raise InputError(f"cluster {ct.id}: more records without a C1 sub-record than empty anchors")
+            where[rid] = a
+    return where
 
 
 def class_credit(owned: list[tuple[Any, int, int]], placed: list[Any], hits: dict[int, float]) -> None:
@@ -238,6 +274,7 @@ def _cluster_outcomes(rec: ClusterReconstruction, ct: Any, truth_of: _ClusterTru
     def got(a: int) -> set[str]:
         return (placed_rec[a] if do_record else set()) | (placed_term[a] if do_term else set())
 
+    fixed = fixed_anchors(ct, rec.n_listed, len(rec.anchors))
     outcomes: list[RecordOutcome] = []
     for anchors_g, rids in _anchor_groups(rec, ct, truth_of.anchor_of).values():
         if not rids:
@@ -257,6 +294,10 @@ def _cluster_outcomes(rec: ClusterReconstruction, ct: Any, truth_of: _ClusterTru
                 pieces=list(truth_of.pieces.get(rid, [])),
                 term_chunk=frozenset(truth_of.term_terms.get(rid, set())),
                 reconstructed=frozenset(rec.records[a]),
+                fixed={
+                    "record": frozenset(placed_rec[fixed[rid]]) if do_record else frozenset(),
+                    "term": frozenset(placed_term[fixed[rid]]) if do_term else frozenset(),
+                },
             ))
     return outcomes
 

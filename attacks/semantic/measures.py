@@ -5,7 +5,10 @@ part (``record``, ``term`` or ``overall``) and returns, for the records that cou
 numerators and denominators; the metric is the ratio of the sums (:mod:`attacks.semantic.metrics`
 defines each one in the thesis's words):
 
-* :func:`accuracy` (eq. 5.4, class reading) and :func:`accuracy_strict` (one-to-one);
+* :func:`accuracy` (eq. 5.4 as printed, C_1 terms counted, every record, class reading) and
+  :func:`accuracy_one_to_one` (the same formula on the fixed one-to-one pairing);
+* :func:`accuracy_disassociated` (C_1 left out, records with something disassociated only, class
+  reading) and :func:`accuracy_disassociated_strict` (the same on the matched pairing);
 * :func:`transaction_breakage` (eqs. 5.2-5.3, class reading), :func:`transaction_breakage_strict`
   and :func:`transaction_breakage_literal` (as printed: every reconstructed record counts);
 * :func:`km_breakage`: the protected itemsets (:func:`protected_itemsets`) the reconstruction recovers;
@@ -29,14 +32,21 @@ from attacks.semantic.matching import RecordOutcome
 from attacks.semantic.ngd import term_words
 
 __all__ = ["MEASURES", "Measured", "Inputs", "Supports", "protected_itemsets", "word_movers_distance", "accuracy",
-           "accuracy_strict", "transaction_breakage", "transaction_breakage_strict", "transaction_breakage_literal",
-           "km_breakage", "wmd"]
+           "accuracy_one_to_one", "accuracy_disassociated", "accuracy_disassociated_strict", "transaction_breakage",
+           "transaction_breakage_strict", "transaction_breakage_literal", "km_breakage", "wmd"]
 
 
 def part_sets(o: RecordOutcome, part: str) -> tuple[frozenset[str], frozenset[str]]:
     if part == "overall":
         return o.original["record"] | o.original["term"], o.placed["record"] | o.placed["term"]
     return o.original[part], o.placed[part]
+
+
+def fixed_placed(o: RecordOutcome, part: str) -> frozenset[str]:
+    """What the attack put on the record's anchor of the fixed pairing, restricted to the part."""
+    if part == "overall":
+        return o.fixed["record"] | o.fixed["term"]
+    return o.fixed[part]
 
 
 def class_hits(o: RecordOutcome, part: str) -> float:
@@ -165,8 +175,51 @@ Measured = tuple[list[int], list[float], list[float]]
 """Record ids, numerators and denominators of the records that count."""
 
 
+def _unpublished(outcomes: Sequence[RecordOutcome], inputs: Inputs, ids: list[int], num: list[float]) -> None:
+    """Add the records of D the release does not publish (Algorithm 1's suppression deletes them) with
+    Rec = 0: Ac(D) divides "by the total number of transactions in the original dataset D"."""
+    published = {o.record for o in outcomes}
+    for rid in range(len(inputs.records)):
+        if rid not in published:
+            ids.append(rid)
+            num.append(0.0)
+
+
 def accuracy(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
-    """Rec(T_i) = C_i / |O_i|, the terms credited under the class reading (eq. 5.4)."""
+    """Eq. 5.4 as printed, Rec(T_i) = |T̄_i ∩ T_i| / |T_i|, over every record of D (class reading).
+
+    T_i is the record restricted to its C_1 sub-record A_i and the part's disassociated terms O_i;
+    |T̄_i ∩ T_i| = |A_i| (always right) + the terms of O_i credited under the class reading.
+    Published records with an empty T_i (nothing of theirs in C_1 nor in the part) are left out;
+    unpublished ones count 0."""
+    ids: list[int] = []
+    num: list[float] = []
+    for o in outcomes:
+        orig, _got = part_sets(o, part)
+        whole = o.anchor | orig
+        if whole:
+            ids.append(o.record)
+            num.append((len(o.anchor - orig) + min(float(len(orig)), class_hits(o, part))) / len(whole))
+    _unpublished(outcomes, inputs, ids, num)
+    return ids, num, [1.0] * len(ids)
+
+
+def accuracy_one_to_one(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
+    """Eq. 5.4 as printed on the fixed pairing: T̄_i = A_i + what the attack put on T_i's fixed anchor."""
+    ids: list[int] = []
+    num: list[float] = []
+    for o in outcomes:
+        orig, _got = part_sets(o, part)
+        whole = o.anchor | orig
+        if whole:
+            ids.append(o.record)
+            num.append(len(whole & (o.anchor | fixed_placed(o, part))) / len(whole))
+    _unpublished(outcomes, inputs, ids, num)
+    return ids, num, [1.0] * len(ids)
+
+
+def accuracy_disassociated(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
+    """Rec(T_i) = C_i / |O_i|, C_1 left out, the records with a non-empty O_i (class reading)."""
     ids: list[int] = []
     num: list[float] = []
     for o in outcomes:
@@ -223,8 +276,8 @@ def wmd(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measure
     return ids, num, [1.0] * len(ids)
 
 
-def accuracy_strict(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
-    """Rec(T_i) = |R_i & O_i| / |O_i| on the matched anchor (the one-to-one reading)."""
+def accuracy_disassociated_strict(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
+    """Rec(T_i) = |R_i & O_i| / |O_i| on the matched anchor, C_1 left out, records with a non-empty O_i."""
     ids: list[int] = []
     num: list[float] = []
     for o in outcomes:
@@ -256,10 +309,12 @@ def transaction_breakage_literal(outcomes: Sequence[RecordOutcome], part: str, i
 
 MEASURES: dict[str, Callable[[Sequence[RecordOutcome], str, Inputs], Measured]] = {
     "accuracy": accuracy,
+    "accuracy_one_to_one": accuracy_one_to_one,
+    "accuracy_disassociated": accuracy_disassociated,
     "transaction_breakage": transaction_breakage,
     "km_breakage": km_breakage,
     "wmd": wmd,
-    "accuracy_strict": accuracy_strict,
+    "accuracy_disassociated_strict": accuracy_disassociated_strict,
     "transaction_breakage_strict": transaction_breakage_strict,
     "transaction_breakage_literal": transaction_breakage_literal,
 }

@@ -6,17 +6,41 @@ the original dataset, for the attack and for the random baseline (section 5.2: "
 ``term``: the term chunk; ``overall``: both), each with a 95% percentile bootstrap interval over
 the records.
 
-Which reconstructed record stands for which original record (the strict metrics, k^m breakage and
-WMD) is decided by :func:`attacks.semantic.matching.match_records`; the per-record values of each
+Which reconstructed record stands for which original record is decided by
+:func:`attacks.semantic.matching.match_records` (the matched pairing of the strict metrics, k^m
+breakage and WMD; the fixed pairing of ``accuracy_one_to_one``); the per-record values of each
 metric are computed in :mod:`attacks.semantic.measures`, the table and the paired differences in
 :mod:`attacks.semantic.report`, the baselines in :mod:`attacks.semantic.baselines`.
 
-For original record T_i with anchoring sub-record A_i, let O_i be its disassociated terms of the
-part (T_i minus C_1, restricted to the part's chunks: T^-_i of section 5.2.1) and R_i the terms the
-attack placed on its anchor from the same chunks. Only records with a non-empty O_i count for a
-part (the others have nothing to recover).
+For original record T_i with C_1 sub-record A_i (empty for a record without one), let O_i be its
+disassociated terms of the part (T_i minus C_1, restricted to the part's chunks: T^-_i of section
+5.2.1) and R_i the terms the attack placed on its anchor from the same chunks.
 
-* ``accuracy``: equation 5.4 / Ac(D) in the thesis's reading of indistinguishable anchors (section
+Accuracy, equation 5.4 and Ac(D) (section 5.2.2), as printed::
+
+    Rec(T_i) = |T̄_i ∩ T_i| / |T_i|        Ac(D) = sum_i Rec(T_i) / |D|
+
+"the accuracy finds the sum of Rec(T_i) ... for all transactions T̄ in D̄; this sum is divided by
+the total number of transactions in the original dataset D". The formula divides by |T_i|, the
+whole record, so the C_1 terms (which every reconstruction keeps: "the terms in the anchoring
+chunk C_1 for each transaction will always be the original", 5.2.1) count, and a record with
+nothing disassociated has Rec = 1. The thesis removes C_1 for breakage only: "to measure the
+breakage in a more accurate way, the first chunk will be excluded from the calculation for each
+transaction (T^- = T - C_1)" (5.2.1). (The prose beside eq. 5.4 says "how many disassociated terms
+of this transaction are reassociated correctly ... divided by the number of its disassociated
+terms"; that reading, C_1 left out, is ``accuracy_disassociated`` below.) The thesis reports
+accuracy "reaching over 90%" (Fig. 5.1) beside transaction breakage "around 25% for all k values"
+(Fig. 5.3) in the same sweep: the printed formula allows that, the C_1-free reading does not
+(there Rec(T_i) <= Br(T_i) on every record, so accuracy cannot exceed breakage on the same records).
+
+Per part, T_i is restricted to A_i and the part's chunks: ``record`` = A_i + O_i of the record (and
+shared) chunks, ``term`` = A_i + its term-chunk terms, ``overall`` = A_i + both (the whole
+published record when both parts are attacked). A record whose restricted T_i is empty (no C_1
+term and nothing in the part) is left out of that part; every other record of the release counts,
+and a record of D that the release does not publish (the ``suppression`` strategy of Algorithm 1
+deletes small parts) counts with Rec = 0 in every part: no reconstructed record holds any of it.
+
+* ``accuracy``: eq. 5.4 as printed in the thesis's reading of indistinguishable anchors (section
   5.3.1: "when the number of identical sub-records in the anchoring chunk is high and with no
   semantic differences ... any sub-record that is chosen for adding a term to it will be
   correct"). The anchors of a cluster fall into *classes* of identical C_1 content (all empty
@@ -28,12 +52,22 @@ part (the others have nothing to recover).
   min(n_need, n_placed) / n_need (exactly 1 or 0 when the content is unique; a term-chunk term
   needed by several records of G but placed on fewer anchors of G shares its copies equally).
   Only T_i's own pieces count for T_i. With C_i = the sum of |piece| x credit over T_i's pieces of
-  the part, Rec(T_i) = C_i / |O_i| and Ac(D) is their mean (C_1 left out, as section 5.3 measures
-  "the percentage of terms and sub-records that are correctly combined"). The score depends only
-  on what the attacker output (which content went to which class), not on hidden positions;
-* ``accuracy_strict``: the one-to-one reading, Rec(T_i) = |R_i ∩ O_i| / |O_i| with R_i the terms on
-  the anchor matched to T_i (above). It punishes the thesis's tie rule, which piles the pieces of
-  tied anchors on the first of them, even where every placement is right in the class reading;
+  the part, |T̄_i ∩ T_i| = |A_i| + C_i and Rec(T_i) = (|A_i| + C_i) / |A_i ∪ O_i|. The score depends
+  only on what the attacker output (which content went to which class), not on hidden positions;
+* ``accuracy_one_to_one``: eq. 5.4 as printed with T̄_i the record of T_i's anchor in the *fixed*
+  pairing (:func:`attacks.semantic.matching.fixed_anchors`: the listed anchor at position p is the
+  record the truth lists at p; the empty anchors, in order, are the records without a C_1
+  sub-record in the truth's record order), the same for the attack and every baseline:
+  Rec(T_i) = |(A_i ∪ R^fixed_i) ∩ (A_i ∪ O_i)| / |A_i ∪ O_i|. A pile of pieces on one of several
+  identical anchors serves one record only;
+* ``accuracy_disassociated``: the class reading with C_1 left out (section 5.3: "we evaluate the
+  reconstruction's accuracy by calculating the percentage of terms and sub-records that are
+  correctly combined"): Rec(T_i) = C_i / |O_i| over the records with a non-empty O_i (the others
+  have nothing to recover). Never above the record's class-reading breakage;
+* ``accuracy_disassociated_strict``: the same on the *matched* pairing (per group of identical
+  anchors, the maximum-overlap assignment of :func:`attacks.semantic.matching.match_records`,
+  which depends on the attacker's output): Rec(T_i) = |R_i ∩ O_i| / |O_i| with R_i the terms on the
+  anchor matched to T_i;
 * ``transaction_breakage``: equations 5.2-5.3 in the same class reading, the share of records with
   C_i > 0 (some piece of T_i reached T_i's class; a shared term-chunk copy breaks every record of
   the class that needs it); ``transaction_breakage_strict``: Br(T_i) = |R_i ∩ O_i| > 0 on the
@@ -75,6 +109,7 @@ from attacks.semantic.report import (
     BASELINES,
     METRICS,
     PARTS,
+    STREAMS,
     DiffRow,
     MetricRow,
     PerRecord,
@@ -159,7 +194,7 @@ def _evaluate_one(
         for part in parts:
             if metric == "wmd" and part not in wmd_parts:
                 continue
-            rng = np.random.default_rng([seed, METRICS.index(metric), PARTS.index(part)])
+            rng = np.random.default_rng([seed, STREAMS[metric], PARTS.index(part)])
             ids, num, den = MEASURES[metric](outcomes, part, inputs)
             nn, dd = np.array(num, float), np.array(den, float)
             data[(metric, part)] = (np.array(ids, dtype=np.int64), nn, dd)
@@ -184,7 +219,7 @@ def evaluate_semantic(
     wmd_parts: Sequence[str] = PARTS,
     metrics: Sequence[str] | None = None,
 ) -> SemanticMetrics:
-    """Accuracy, transaction breakage, k^m-anonymity breakage and WMD of an attack result.
+    """Accuracy (three readings, module doc), transaction breakage, k^m-anonymity breakage and WMD of an attack result.
 
     ``original`` is the input dataset (a ``TransactionDataset`` or a list of records; the truth's
     record ids index it). ``embeddings`` (gensim ``KeyedVectors`` or a path; ``None`` = GloVe 6B

@@ -101,7 +101,7 @@ class BaseScorer(abc.ABC):
 
 
 class ConstantScorer(BaseScorer):
-    """Every pair scores the same: the selectors' tie rule alone decides (the blind baseline).
+    """Every pair scores the same: the selectors' order among equal scores alone decides (the blind baseline).
 
     With equal scores ABA ranks the anchors in listed order and empty anchors last, so the blind
     placement shows what the placement rule earns without any semantic signal.

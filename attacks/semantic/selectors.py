@@ -20,8 +20,12 @@ mean, median and maximum; an anchor with no scored pair at all (in particular an
 record whose C_1 sub-record is empty) has no evidence and ranks after every anchor with evidence.
 
 Ranking: anchors from most to least related; ties (scores equal after rounding to 9 decimals, so
-floating-point noise does not break a tie) go to the first anchor in listed order, as the thesis
-says (section 4.3.2). A sub-record listed ``c`` times in its chunk goes to the ``c`` best anchors
+floating-point noise does not break a tie) go to the first anchor in listed order. The thesis says
+so for RGA and MRA only ("chooses the first ASR with the best semantic score", sections 4.3.2-4.3.3);
+Algorithm 6 (ABA) states no tie rule, so for ABA listed order is this implementation's choice.
+Identical anchors get identical scores, which is why a term's k-1 copies pile on the first of them
+(``ABA-spread`` below is the named departure that spreads them). A sub-record listed ``c`` times in
+its chunk goes to the ``c`` best anchors
 (Algorithm 6 lines 5-9); a term-chunk term to the ``k - 1`` best (lines 11-14), capped at the
 cluster size. Different sub-records of one chunk are placed independently, as in the thesis, so
 two of them may land on the same anchor. The extra selector ``assign`` (not in the thesis) removes

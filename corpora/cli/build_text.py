@@ -6,7 +6,8 @@ Example::
         --part attacked --seed 1 -o data.jsonl
 
 writes ``data.jsonl`` (one JSON array of terms per line) and ``data.jsonl.meta.json`` and prints
-a summary: documents, records, distinct terms, density reached and the choice made to reach it.
+a summary: documents, records, distinct terms, density reached and the choice made to reach it, and
+the composition (transactions per source, also ``composition`` in the metadata; issue 24).
 The build is AlShuhail2021 section 5.1 (:mod:`corpora.text.build`).
 """
 
@@ -22,7 +23,7 @@ from corpora.common.errors import InputError
 from corpora.common.files import check_output_paths
 from corpora.text.parameters import PARTS, PIPELINES
 
-__all__ = ["DESCRIPTION", "HELP", "add_arguments", "describe_choice", "run"]
+__all__ = ["DESCRIPTION", "HELP", "add_arguments", "describe_choice", "describe_composition", "run"]
 
 HELP = COMMANDS["build-text"]
 DESCRIPTION = ("Build transactions from a named text source (AlShuhail2021 section 5.1): pre-processing, a seeded "
@@ -84,6 +85,16 @@ def describe_choice(density: dict[str, Any]) -> str:
             f"{density['emptied_documents']} documents emptied)")
 
 
+def describe_composition(composition: dict[str, int], offered: dict[str, int] | None = None) -> str:
+    """One line: transactions per source with their share (and, for a pool, the documents each source offered)."""
+    total = sum(composition.values())
+    parts = []
+    for name, n in composition.items():
+        share = f"{n / total:.0%}" if total else "0%"
+        parts.append(f"{name} {n} ({share}" + (f" of {offered[name]} offered)" if offered else ")"))
+    return "composition (transactions per source): " + ", ".join(parts)
+
+
 def run(args: argparse.Namespace) -> int:
     """Build the dataset the parsed options describe, write it and its metadata, print a summary."""
     folder = Path(args.output).parent
@@ -103,8 +114,8 @@ def run(args: argparse.Namespace) -> int:
     counts = meta["counts"]
     if args.pipeline == "thesis":
         print(f"source {args.source} (thesis pipeline), part {args.part}, seed {args.seed}: {counts['records']} of "
-              f"{counts['pool_documents']} documents chosen; per source {counts['per_source']}; "
-              f"{counts['topics_spanned']} topics spanned")
+              f"{counts['pool_documents']} documents chosen; {counts['topics_spanned']} topics spanned")
+        print(describe_composition(meta["composition"], counts["pool_by_source"]))
         print(f"distinct terms {counts['distinct_terms']}, term occurrences {counts['term_occurrences']}, "
               f"average length {counts['avg_length']:.2f}")
         print(f"density {meta['density']['reached']:.4f} (target {meta['density']['target']}, "
@@ -118,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"distinct terms {counts['distinct_terms']}, term occurrences {counts['term_occurrences']}, "
           f"average length {counts['avg_length']:.2f}")
     print(describe_choice(meta["density"]))
+    print(describe_composition(meta["composition"]))
     for topic in meta["topics"]:
         mark = "*" if topic["selected"] else " "
         print(f" {mark}topic {topic['id']:>2} ({topic['documents']} documents): {' '.join(topic['top_words'][:6])}")

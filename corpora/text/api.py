@@ -7,7 +7,9 @@
   from the attacked part of the same seed;
 - :func:`list_text_sources`: the named sources (``lee``, ``wiki-sample``, ``newsgroups-sample``,
   ``reuters``) with size, licence and presence;
-- :func:`write_text_dataset`: JSON lines plus ``<output>.meta.json``.
+- :func:`write_text_dataset`: JSON lines plus ``<output>.meta.json``;
+- :func:`record_sources` and :func:`composition`: the source of each transaction of a build and
+  the transactions per source (every build's metadata holds its ``composition``).
 
 The work is done in :mod:`corpora.text.sources` (readers), :mod:`corpora.text.preprocess` (text to
 terms), :mod:`corpora.text.documents` (cached documents, split, TF-IDF), :mod:`corpora.text.topics`
@@ -16,6 +18,7 @@ terms), :mod:`corpora.text.documents` (cached documents, split, TF-IDF), :mod:`c
 """
 
 from corpora.text.build import build_text_dataset, write_text_dataset
+from corpora.text.composition import composition, record_sources
 from corpora.text.density import DensityChoice
 from corpora.text.documents import reference_documents, split_parts
 from corpora.text.parameters import DENSITY_TOLERANCE, PARTS
@@ -27,7 +30,9 @@ __all__ = [
     "DensityChoice",
     "TextSourceInfo",
     "build_text_dataset",
+    "composition",
     "list_text_sources",
+    "record_sources",
     "reference_documents",
     "split_parts",
     "write_text_dataset",

@@ -35,6 +35,7 @@ from corpora.common.errors import InputError
 from corpora.common.files import write_json_atomic
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import write_dataset
+from corpora.text.composition import composition
 from corpora.text.density import DensityChoice, density_of, density_search, select_documents_for_density
 from corpora.text.documents import load_preprocessed, rank_by_tfidf, reference_documents, split_parts
 from corpora.text.parameters import (
@@ -108,7 +109,8 @@ def build_text_dataset(
     Records are in source order. ``metadata`` holds ``source``, ``parameters``, ``counts``,
     ``density`` (target, reached, method and its parameters), ``topics`` (id, top words,
     documents, selected), ``seed``, ``documents`` (the source position of each record's
-    document) and ``preprocessing``. Raises InputError for every bad argument and for a
+    document), ``composition`` (transactions per source, :mod:`corpora.text.composition`; here
+    one source) and ``preprocessing``. Raises InputError for every bad argument and for a
     density the selected documents cannot reach.
     """
     if pipeline not in PIPELINES:
@@ -159,6 +161,7 @@ def build_text_dataset(
         "topics": topic_meta,
         "seed": seed,
         "documents": kept_ids,
+        "composition": composition([source] * len(records)),
         "preprocessing": _PREPROCESSING,
     }
     if record_topics is not None:

@@ -16,6 +16,7 @@ import numpy as np
 import corpora.text.topics as topics_mod
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
+from corpora.text.composition import composition
 from corpora.text.density import density_of, select_documents_for_density
 from corpora.text.documents import code_stamp, disk_cache, load_preprocessed, rank_by_tfidf, split_parts
 from corpora.text.parameters import (
@@ -133,8 +134,10 @@ def build_thesis_dataset(
        density (type-token ratio) ends within 0.02 of ``density``, spreading over topics where
        the density allows; no term is dropped. ``density=None`` takes a seeded random subset.
 
-    The metadata say how many topics the chosen documents span and which sources were absent
-    (``reuters`` needs Debian's ``weka``; the pool goes on without it).
+    The metadata say how many topics the chosen documents span, which sources were absent
+    (``reuters`` needs Debian's ``weka``; the pool goes on without it), how many transactions come
+    from each source (``composition``, :mod:`corpora.text.composition`) and how many documents of
+    each source the part offered (``counts.pool_by_source``).
     """
     sources, missing = _pool_sources(source)
     if not sources:
@@ -181,7 +184,8 @@ def build_thesis_dataset(
                    "term_occurrences": occurrences,
                    "avg_length": round(occurrences / len(records), 4) if records else 0.0,
                    "topics_spanned": len({t for t in chosen_topics if t >= 0}),
-                   "per_source": {n: sum(1 for i in chosen if pool[i][0] == n) for n in sources}},
+                   "pool_by_source": composition((pool[i][0] for i in range(len(pool))), sources)},
+        "composition": composition((pool[i][0] for i in chosen), sources),
         "density": {"target": target, "reached": reached, "tolerance": DENSITY_TOLERANCE, "method": method},
         "topics": [dict(t, selected=True) for t in model.as_dicts()],
         "record_topics": chosen_topics,

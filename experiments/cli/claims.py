@@ -15,7 +15,10 @@ from experiments.report.claims import update_readme
 __all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
 
 HELP = "copy each sweep's paper-vs-ours table into a README"
-DESCRIPTION = "Copy each sweep's paper-vs-ours table into a README."
+DESCRIPTION = ("Copy each sweep's paper-vs-ours table into a README. Verdicts: 'matches' (the curve holds on "
+               "every step within the runs' noise and the level is within [2/3, 3/2] of the paper's numbers), "
+               "'trend only (level x0.05)' (the curve holds, the level is that ratio of the paper's), 'differs', "
+               "'differs (level xN)' (paper values without a curve), 'no data' (docs/experiments.md).")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

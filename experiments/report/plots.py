@@ -9,9 +9,23 @@ above 100%). No band is drawn where the runs cannot differ: a point whose runs a
 value (one release, a metric the seed does not touch) has no interval, and the note says so.
 Numeric x values are joined by lines; categories (methods, datasets) are drawn as points with
 error bars, never joined. The legend sits outside the axes and the note is wrapped to the
-figure's width. Every metric here is non-negative, so the y axis starts at 0. Fractions are
-drawn in percent. A dataset that stands in for a paper's dataset (kosarak for BMS-WebView,
-shipped text for EzineArticles) is named in the figure's note. Files are written atomically as
+figure's width. The y axis starts at 0 unless a value (or a paper's number) is negative (a
+signed error, a difference to random): then a line marks 0. Fractions are drawn in percent.
+
+A figure with ``panels`` is drawn as small multiples (one subplot per panel, shared x; the y
+axis shared unless ``sharey: false``), each on the rows its ``where`` adds; a panel draws at most
+:data:`~experiments.sweep.spec.MAX_SERIES` lines (a sweep that lists more is refused when it is
+read; lines found only in the results make the note say so). A claim with ``plot: <id>`` puts
+the paper's numbers on that figure as large hollow markers labelled "paper: <statement>" (a
+triangle for a bound such as "over 90%", a dotted line for a mean over the swept x), in the
+colour of the line the claim is about (black when it names none), and the y range includes
+them, so a level gap is visible at a glance. The note says what the band spans: with
+``release_id`` rows (an integer fingerprint of each release) "spread over seeds of attacker
+sampling only (the same release for every seed)" when every seed at every point has one release,
+else "spread over seeds (releases differ)"; without them "spread over seeds".
+
+A dataset that stands in for a paper's dataset (kosarak for BMS-WebView, shipped text for
+EzineArticles) is named in the figure's note. Files are written atomically as
 ``figures/<id>.png`` and ``figures/<id>.svg``; ``report.md`` lists the figures with the table of
 numbers behind each.
 """
@@ -22,21 +36,22 @@ import io
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from corpora.common.files import atomic_open, write_text_atomic
 from corpora.common.stats import bootstrap_interval
 from experiments.plugins import all_metrics
-from experiments.report.claims import claims_table, evaluate_claim
+from experiments.report.claims import claims_table, evaluate_claim, settings_table
 from experiments.report.rows import matches as _matches
-from experiments.report.rows import select_rows
+from experiments.report.rows import run_filters, select_rows
 from experiments.sweep.grid import RUN_PARAMS, Run
-from experiments.sweep.spec import PlotSpec, SweepSpec
+from experiments.sweep.spec import MAX_SERIES, NUMERIC_COLUMNS, Claim, PlotSpec, SweepSpec
 from experiments.sweep.table import read_results
 
-__all__ = ["PARAM_LABELS", "SeriesPoint", "aggregate", "write_figures_and_report"]
+__all__ = ["PARAM_LABELS", "PaperMark", "SeriesPoint", "aggregate", "aggregate_panels", "band_note", "paper_marks",
+           "write_figures_and_report"]
 
 PARAM_LABELS = {
     "k": "k (privacy parameter)",
@@ -58,7 +73,7 @@ PARAM_LABELS = {
     "chunks": "attacked chunks",
     "rank": "term frequency rank (first of a window of 20)",
 }
-_NUMERIC = {"k", "m", "max_cluster_size", "density", "records", "seed", "epsilon", "fanout", "rank"}
+_NUMERIC = NUMERIC_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -71,6 +86,8 @@ class SeriesPoint:
     low: float
     high: float
     n: int
+    panel: int = 0
+    """The subplot (index into the figure's ``panels``; 0 for a single panel)."""
 
     @property
     def has_interval(self) -> bool:
@@ -78,6 +95,18 @@ class SeriesPoint:
         return self.high > self.low
 
 
+@dataclass(frozen=True)
+class PaperMark:
+    """One number a paper states, drawn on a figure (from a claim with ``plot``)."""
+
+    label: str
+    at: Any
+    """The x value (a number or a category); None for a mean over the swept x (a dotted line)."""
+    value: float
+    bound: str = "="
+    panel: int = 0
+    line: str | None = None
+    """The label of the plotted line the claim is about (its colour is reused), if any."""
 
 
 def _group_label(columns: Sequence[str], values: Sequence[Any]) -> str:
@@ -170,28 +199,82 @@ def _stand_in_note(spec: SweepSpec, datasets: Sequence[str], runs: Sequence[Run]
     return "; ".join(dict.fromkeys(notes))
 
 
-def figure(plot: PlotSpec, points: list[SeriesPoint], note: str):  # noqa: C901 (older code, at most 20)
-    """The matplotlib figure of ``plot`` (the caller saves and closes it)."""
-    import matplotlib
+def aggregate_panels(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[str]]:
+    """:func:`aggregate` for every panel of ``plot`` (each point's ``panel`` set); one panel without ``panels``."""
+    if not plot.panels:
+        return aggregate(df, plot)
+    points: list[SeriesPoint] = []
+    averaged: list[str] = []
+    datasets: list[str] = []
+    for j, panel in enumerate(plot.panels):
+        where = dict(plot.where)
+        where.update(dict(panel.where))
+        pts, avg, ds = aggregate(df, replace(plot, where=tuple(where.items()), panels=()))
+        points += [replace(p, panel=j) for p in pts]
+        averaged += [a for a in avg if a not in averaged]
+        datasets += [d for d in ds if d not in datasets]
+    return points, averaged, sorted(datasets)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import matplotlib.ticker
 
-    fig, ax = plt.subplots(figsize=(8.4, 4.4))
+def _panel_of(plot: PlotSpec, claim: Claim) -> int:
+    """The first panel whose filters the claim's rows can meet (0 when none or no panels)."""
+    where = dict(claim.where)
+    for j, panel in enumerate(plot.panels):
+        if all(key not in where or any(_matches(w, v) for w in where[key] for v in vals) for key, vals in panel.where):
+            return j
+    return 0
+
+
+def paper_marks(claims: Sequence[Claim], plot: PlotSpec) -> list[PaperMark]:
+    """The paper's numbers of every claim with ``plot: <this figure's id>``."""
+    marks = []
+    for claim in claims:
+        if claim.plot != plot.id:
+            continue
+        where = dict(claim.where)
+        line = None
+        if all(len(where.get(col, ())) == 1 for col in plot.group_by):
+            line = _group_label(plot.group_by, [where[col][0] for col in plot.group_by])
+        label = "paper: " + textwrap.shorten(claim.statement, 60, placeholder="...")
+        marks += [PaperMark(label, pv.at, pv.value, pv.bound, _panel_of(plot, claim), line) for pv in claim.paper]
+    return marks
+
+
+def band_note(df, plot: PlotSpec) -> str:
+    """What a band spans: attacker sampling on one release, or releases that differ between seeds.
+
+    From the ``release_id`` rows (a fingerprint of each release) of the figure's runs: when every
+    seed at a point has the same release, the band is what is sampled after it (attackers, reconstructions)."""
+    rel = select_rows(df, ("release_id",), run_filters(plot.where))
+    if rel.empty:
+        return "band: spread over seeds"
+    point = [c for c in RUN_PARAMS if c != "seed" and c in rel.columns]
+    if rel.groupby(point, dropna=False)["value"].nunique(dropna=False).max() <= 1:
+        return ("band: spread over seeds of the sampling after the release only (attackers, reconstructions; "
+                "the same release for every seed)")
+    return "band: spread over seeds (releases differ)"
+
+
+def _categories(plot: PlotSpec, points: Sequence[SeriesPoint]) -> list[Any]:
+    """The categories of a categorical x, in the order the sweep lists them."""
+    categories: list[Any] = []
+    for p in points:
+        if p.x not in categories:
+            categories.append(p.x)
+    listed = dict(plot.where).get(plot.x, ())
+    categories.sort(key=lambda c: next((i for i, w in enumerate(listed) if _matches(c, w)), len(listed)))
+    return categories
+
+
+def _draw_lines(ax, plot: PlotSpec, points: Sequence[SeriesPoint], categories: list[Any]) -> dict[str, Any]:
+    """The lines (numeric x) or points with error bars (categories) of one panel; their colours by label."""
     groups: dict[str, list[SeriesPoint]] = {}
     for p in points:
         groups.setdefault(p.group, []).append(p)
     numeric = plot.x in _NUMERIC
-    categories: list[Any] = []
-    if not numeric:
-        for p in points:
-            if p.x not in categories:
-                categories.append(p.x)
-        listed = dict(plot.where).get(plot.x, ())  # categories keep the order the sweep lists them in
-        categories.sort(key=lambda c: next((i for i, w in enumerate(listed) if _matches(c, w)), len(listed)))
     markers = "osD^v<>Pph*X"
     width = 0.6 / max(len(groups), 1)
+    colours: dict[str, Any] = {}
     for i, (label, pts) in enumerate(groups.items()):
         pts = sorted(pts, key=lambda p: p.x if numeric else categories.index(p.x))
         marker = markers[i % len(markers)]
@@ -201,14 +284,56 @@ def figure(plot: PlotSpec, points: list[SeriesPoint], note: str):  # noqa: C901 
             if any(p.has_interval for p in pts):
                 ax.fill_between(xs, [p.low for p in pts], [p.high for p in pts], alpha=0.15, color=line.get_color(),
                                 where=[p.has_interval for p in pts], interpolate=False, linewidth=0)
+            colours[label] = line.get_color()
         else:  # categories: points with error bars, side by side, never joined
             xs = [categories.index(p.x) + (i - (len(groups) - 1) / 2) * width for p in pts]
             err = [[p.mean - p.low for p in pts], [p.high - p.mean for p in pts]]
-            ax.errorbar(xs, [p.mean for p in pts], yerr=err if any(p.has_interval for p in pts) else None,
-                        fmt=marker, linestyle="none", capsize=3, label=label)
+            bars = ax.errorbar(xs, [p.mean for p in pts], yerr=err if any(p.has_interval for p in pts) else None,
+                               fmt=marker, linestyle="none", capsize=3, label=label)
+            colours[label] = bars.lines[0].get_color()
+    return colours
+
+
+def _draw_marks(ax, plot: PlotSpec, marks: Sequence[PaperMark], points: Sequence[SeriesPoint],
+                categories: list[Any], colours: Mapping[str, Any]) -> None:
+    """The paper's numbers: hollow markers (triangles for bounds), a dotted line for a mean."""
+    numeric = plot.x in _NUMERIC
+    by_label: dict[str, list[PaperMark]] = {}
+    for m in marks:
+        by_label.setdefault(m.label, []).append(m)
+    span = [float(p.x) if numeric else categories.index(p.x) for p in points if numeric or p.x in categories]
+    for label, group in by_label.items():
+        colour = colours.get(group[0].line or "", "black")
+        xs, ys, shapes = [], [], []
+        for m in group:
+            if m.at is None:
+                if span:
+                    ax.hlines(m.value, min(span), max(span), colors=[colour], linestyles=":", linewidth=1.4)
+                    ax.annotate(f"mean {m.value:.3g}", (max(span), m.value), fontsize=7, xytext=(3, 2),
+                                textcoords="offset points")
+                continue
+            at = float(m.at) if numeric else next((i for i, c in enumerate(categories) if _matches(c, m.at)), None)
+            if at is None:
+                continue
+            xs.append(at)
+            ys.append(m.value)
+            shapes.append({"=": "o", ">": "^", "<": "v"}[m.bound])
+            if m.bound != "=":
+                ax.annotate(f"{m.bound}{m.value:.3g}", (at, m.value), fontsize=7, xytext=(5, -3),
+                            textcoords="offset points")
+        for k, (x, y, shape) in enumerate(zip(xs, ys, shapes, strict=True)):
+            ax.plot([x], [y], linestyle="none", marker=shape, markersize=10, markerfacecolor="none",
+                    markeredgecolor=colour, markeredgewidth=1.6, label=label if k == 0 else None, zorder=5)
+        if not xs:  # a mean only: the legend still names it
+            ax.plot([], [], linestyle=":", color=colour, label=label)
+
+
+def _x_axis(ax, plot: PlotSpec, points: Sequence[SeriesPoint], categories: list[Any]) -> None:
+    import matplotlib.ticker
+
     if plot.logx:
         ax.set_xscale("log", base=2)
-    if not numeric:
+    if plot.x not in _NUMERIC:
         ax.set_xticks(range(len(categories)))
         ax.set_xticklabels([_num(c) for c in categories])
     elif points:
@@ -217,20 +342,67 @@ def figure(plot: PlotSpec, points: list[SeriesPoint], note: str):  # noqa: C901 
             ax.set_xticks(ticks)
             ax.set_xticklabels([_num(t) for t in ticks])
             ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-    if not points:
-        ax.text(0.5, 0.5, "no data (every run failed or was filtered out)", ha="center", va="center",
-                transform=ax.transAxes)
-    ax.set_xlabel(plot.xlabel or PARAM_LABELS.get(plot.x, plot.x))
-    ax.set_ylabel(_ylabel(plot))
-    ax.set_title(textwrap.fill(_title(plot), 64), fontsize=10)
-    ax.grid(True, alpha=0.3)
-    top = max((p.high for p in points), default=0.0)
-    if min((min(p.low, p.mean) for p in points), default=0.0) < 0:  # a difference (attack minus random)
+
+
+def _y_axis(ax, plot: PlotSpec, points: Sequence[SeriesPoint], marks: Sequence[PaperMark]) -> None:
+    """From 0 when every value is non-negative; else a line marks 0 (signed errors, differences)."""
+    values = [v for p in points for v in (p.low, p.mean, p.high)] + [m.value for m in marks]
+    if min(values, default=0.0) < 0:
         ax.axhline(0.0, color="black", linewidth=0.8)
     else:
+        top = max(values, default=0.0)
         ax.set_ylim(bottom=0, top=None if top > 0 else (100 if _is_fraction(plot) else 1))
-    if groups:
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+
+
+def figure(plot: PlotSpec, points: list[SeriesPoint], note: str, marks: Sequence[PaperMark] = ()):
+    """The matplotlib figure of ``plot`` (the caller saves and closes it); ``marks``: the paper's numbers."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = max(len(plot.panels), 1)
+    cols = min(n, 3)
+    rows = math.ceil(n / cols)
+    if n == 1:
+        fig, ax = plt.subplots(figsize=(8.4, 4.4))
+        axes = [ax]
+    else:
+        fig, grid = plt.subplots(rows, cols, figsize=(4.0 * cols + 0.8, 3.3 * rows + 0.6), sharex=True,
+                                 sharey=plot.sharey, squeeze=False)
+        axes = list(grid.flat)
+        for extra in axes[n:]:
+            extra.set_visible(False)
+    categories = _categories(plot, points)
+    for j, ax in enumerate(axes[:n]):
+        pts = [p for p in points if p.panel == j]
+        own = [m for m in marks if m.panel == j]
+        colours = _draw_lines(ax, plot, pts, categories)
+        _draw_marks(ax, plot, own, pts, categories, colours)
+        _x_axis(ax, plot, pts if n == 1 else points, categories)
+        _y_axis(ax, plot, points if plot.sharey else pts, marks if plot.sharey else own)
+        ax.grid(True, alpha=0.3)
+        if not pts:
+            ax.text(0.5, 0.5, "no data (every run failed or was filtered out)", ha="center", va="center",
+                    transform=ax.transAxes)
+        if n > 1:
+            ax.set_title(textwrap.fill(plot.panels[j].title, 40), fontsize=9)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7, loc="best")
+            if j % cols == 0:
+                ax.set_ylabel(_ylabel(plot))
+            if j >= n - cols:
+                ax.set_xlabel(plot.xlabel or PARAM_LABELS.get(plot.x, plot.x))
+                ax.xaxis.set_tick_params(labelbottom=True)
+    if n == 1:
+        ax = axes[0]
+        ax.set_xlabel(plot.xlabel or PARAM_LABELS.get(plot.x, plot.x))
+        ax.set_ylabel(_ylabel(plot))
+        ax.set_title(textwrap.fill(_title(plot), 64), fontsize=10)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    else:
+        fig.suptitle(textwrap.fill(_title(plot), 90), fontsize=10)
     fig.tight_layout()
     if note:
         # about 1.9 characters per point of width at 7 pt: the note never runs past the figure
@@ -239,10 +411,11 @@ def figure(plot: PlotSpec, points: list[SeriesPoint], note: str):  # noqa: C901 
     return fig
 
 
-def _draw(plot: PlotSpec, points: list[SeriesPoint], note: str, directory: Path) -> list[Path]:
+def _draw(plot: PlotSpec, points: list[SeriesPoint], note: str, directory: Path,
+          marks: Sequence[PaperMark] = ()) -> list[Path]:
     import matplotlib.pyplot as plt
 
-    fig = figure(plot, points, note)
+    fig = figure(plot, points, note, marks)
     paths = []
     figdir = directory / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
@@ -284,7 +457,46 @@ def _fmt(v: float) -> str:
     return f"{v:.4g}"
 
 
-def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, runs: Sequence[Run],  # noqa: C901 (older code, at most 20)
+def _figure_note(df, plot: PlotSpec, points: Sequence[SeriesPoint], averaged: Sequence[str],
+                 stand_in: str) -> str:
+    """The note under a figure: stand-ins, what is averaged, the runs per point and what the band spans."""
+    notes = [n for n in (plot.note, stand_in) if n]
+    if plot.best_over:
+        notes.append(f"each point: the best (lowest) mean over the values of {plot.best_over}")
+    if averaged:
+        notes.append("averaged over " + ", ".join(averaged))
+    nseeds = sorted({p.n for p in points})
+    if nseeds == [1]:
+        notes.append("one run per point (no interval)")
+    elif nseeds and not any(p.has_interval for p in points):
+        notes.append(f"the {'/'.join(map(str, nseeds))} runs per point give the same value "
+                     "(one release per point): no interval")
+    elif nseeds:
+        notes.append(f"mean and 95% percentile-bootstrap interval over {'/'.join(map(str, nseeds))} runs per "
+                     "point (no band where the runs agree)")
+        notes.append(band_note(df, plot))
+    for j in range(max(len(plot.panels), 1)):
+        count = len({p.group for p in points if p.panel == j})
+        if count > MAX_SERIES:
+            where = f"panel '{plot.panels[j].title}'" if plot.panels else "one panel"
+            notes.append(f"{count} lines in {where}, more than {MAX_SERIES}: split the figure with 'panels'")
+    return "; ".join(notes)
+
+
+def _numbers(plot: PlotSpec, points: Sequence[SeriesPoint]) -> list[str]:
+    """The table of numbers behind a figure (with a panel column for small multiples)."""
+    ylabel = _ylabel(plot)
+    panel = "panel | " if plot.panels else ""
+    lines = [f"| {panel}{plot.x} | line | {ylabel} mean | 95% CI low | 95% CI high | runs |",
+             "|---|---|---|---|---|---|" + ("---|" if plot.panels else "")]
+    for p in sorted(points, key=lambda p: (p.panel, p.group, str(p.x) if plot.x not in _NUMERIC else float(p.x))):
+        cell = f"{plot.panels[p.panel].title} | " if plot.panels else ""
+        lines.append(f"| {cell}{_num(p.x)} | {p.group} | {_fmt(p.mean)} | {_fmt(p.low)} | {_fmt(p.high)} | {p.n} |")
+    lines.append("")
+    return lines
+
+
+def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, runs: Sequence[Run],
                              records: Mapping[str, Mapping[str, Any]],
                              stand_ins: Sequence[str] = ()) -> tuple[list[Path], Path]:
     """Draw every declared figure from ``results.csv`` and write ``report.md``; return their paths.
@@ -307,44 +519,27 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
                   *(f"- {line}" for line in stand_ins), ""]
     figures: list[Path] = []
     for plot in spec.plots:
-        points, averaged, datasets = aggregate(df, plot)
-        notes = [n for n in (plot.note, _stand_in_note(spec, datasets, runs)) if n]
-        if plot.best_over:
-            notes.append(f"each point: the best (lowest) mean over the values of {plot.best_over}")
-        if averaged:
-            notes.append("averaged over " + ", ".join(averaged))
-        nseeds = sorted({p.n for p in points})
-        if nseeds == [1]:
-            notes.append("one run per point (no interval)")
-        elif nseeds and not any(p.has_interval for p in points):
-            notes.append(f"the {'/'.join(map(str, nseeds))} runs per point give the same value "
-                         "(one release per point): no interval")
-        elif nseeds:
-            notes.append(f"mean and 95% percentile-bootstrap interval over {'/'.join(map(str, nseeds))} runs per "
-                         "point (no band where the runs agree)")
-        note = "; ".join(notes)
-        paths = _draw(plot, points, note, directory)
+        points, averaged, datasets = aggregate_panels(df, plot)
+        note = _figure_note(df, plot, points, averaged, _stand_in_note(spec, datasets, runs))
+        paths = _draw(plot, points, note, directory, paper_marks(spec.claims, plot))
         figures.extend(paths)
-        ylabel = _ylabel(plot)
-        title = _title(plot)
-        lines += [f"## {title}", "", f"![{plot.id}](figures/{plot.id}.png) ([svg](figures/{plot.id}.svg))", ""]
+        lines += [f"## {_title(plot)}", "", f"![{plot.id}](figures/{plot.id}.png) ([svg](figures/{plot.id}.svg))", ""]
         if note:
             lines += [f"*{note}*", ""]
         if not points:
             lines += ["No data: every run of this figure failed or was filtered out.", ""]
             continue
-        lines += [f"| {plot.x} | line | {ylabel} mean | 95% CI low | 95% CI high | runs |",
-                  "|---|---|---|---|---|---|"]
-        for p in sorted(points, key=lambda p: (p.group, str(p.x) if plot.x not in _NUMERIC else float(p.x))):
-            lines.append(f"| {_num(p.x)} | {p.group} | {_fmt(p.mean)} | {_fmt(p.low)} | {_fmt(p.high)} | {p.n} |")
-        lines.append("")
-    if spec.claims:
-        table = claims_table([evaluate_claim(df, c) for c in spec.claims])
+        lines += _numbers(plot, points)
+    if spec.claims or spec.ours:
+        results = [evaluate_claim(df, c) for c in spec.claims]
+        table = claims_table(results) if spec.claims else []
+        settings = settings_table(spec.ours, results)
+        block = table + ([""] if table and settings else []) + settings
         lines += ["## The paper's stated results beside ours", "",
                   "Computed from `results.csv` (means over the seeds, in the figures' units); also in "
                   "`claims.md`, which `python -m experiments.claims README.md` copies into the README.", "",
-                  *table, ""]
-        write_text_atomic(directory / "claims.md", "\n".join(table) + "\n")
+                  *block, ""]
+        write_text_atomic(directory / "claims.md", "\n".join(block) + "\n")
     if failed:
         lines += ["## Failed runs", "", "| run | parameters | error |", "|---|---|---|"]
         for r in failed:

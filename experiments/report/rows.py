@@ -6,7 +6,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["matches", "select_rows"]
+__all__ = ["STEP_COLUMNS", "matches", "run_filters", "select_rows"]
+
+STEP_COLUMNS = ("attack", "method", "chunks", "rank")
+"""Columns an attack or utility step adds to a run's rows (the anonymizer's own rows leave them empty)."""
 
 
 def matches(value: Any, wanted: Any) -> bool:
@@ -29,3 +32,8 @@ def select_rows(df, metrics: Sequence[str], where: Sequence[tuple[str, Sequence[
         mask = sel[col].map(lambda v, w=wanted: any(matches(v, x) for x in w))
         sel = sel[mask.astype(bool)]
     return sel[sel["value"].notna()]
+
+
+def run_filters(where: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[str, Sequence[Any]]]:
+    """``where`` without the filters on :data:`STEP_COLUMNS`: the same runs, for metrics of the release itself."""
+    return [(key, val) for key, val in where if key not in STEP_COLUMNS]

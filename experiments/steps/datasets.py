@@ -2,10 +2,19 @@
 
 Datasets are cached per worker process, so the many runs of one worker load the kosarak file or
 build a text once.
+
+The dataset step's metrics (:data:`DATASET_METRICS`, step ``dataset``; issue 24): a text build's
+composition, the share of the attacked transactions from each text source,
+``source_share_<source>`` (``source_share_lee``, ``source_share_wiki_sample``,
+``source_share_newsgroups_sample``, ``source_share_reuters``; 0 for a source the build does not
+draw on), from the build's ``composition`` metadata (:mod:`corpora.text.composition`). A pooled
+build can be almost all one source (198 of 200 Reuters at density 0.3), which a reader of the
+figures must know. A dataset that is not a text build gives no such row.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Mapping
@@ -13,8 +22,31 @@ from typing import Any
 
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
+from corpora.text.composition import composition, record_sources
+from corpora.text.parameters import POOL_SOURCES
+from experiments.steps.base import MetricInfo, Row, row
 
-__all__ = ["load_named", "load_run_dataset"]
+__all__ = ["DATASET_METRICS", "dataset_rows", "load_named", "load_run_dataset", "source_share_metric"]
+
+
+def source_share_metric(source: str) -> str:
+    """The metric name of a text source's share of the attacked transactions (``source_share_wiki_sample``)."""
+    return "source_share_" + source.replace("-", "_")
+
+
+DATASET_METRICS = tuple(
+    MetricInfo(source_share_metric(name), "dataset", f"share of the transactions from {name}", fraction=True)
+    for name in POOL_SOURCES
+)
+
+
+def dataset_rows(ds: TransactionDataset) -> list[Row]:
+    """The dataset step's rows: each text source's share of the transactions of a text build (none otherwise)."""
+    counts = ds.metadata.get("composition") if isinstance(ds.metadata, dict) else None
+    if not isinstance(counts, dict) or not len(ds):
+        return []
+    counts = composition((), POOL_SOURCES) | counts
+    return [row(source_share_metric(name), n / len(ds)) for name, n in counts.items() if name in POOL_SOURCES]
 
 
 @functools.lru_cache(maxsize=8)
@@ -55,7 +87,12 @@ def load_run_dataset(dconf: Mapping[str, Any], seed: int, base_dir: str = ".") -
     if n is not None:
         if n > len(ds):
             raise InputError(f"dataset {dconf['label']}: records={n} but it has only {len(ds)} records")
-        ds = ds.subset(range(n))
+        kept = ds.subset(range(n))
+        if "composition" in ds.metadata:  # the kept records' composition, not the whole build's
+            meta = dict(kept.metadata, documents=list(ds.metadata["documents"])[:n],
+                        composition=composition(record_sources(ds.metadata)[:n], POOL_SOURCES))
+            kept = dataclasses.replace(kept, metadata=meta)
+        ds = kept
     return ds
 
 

@@ -16,6 +16,8 @@ The attacks run on the release that is published: the safe one when ``safe`` is 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -25,7 +27,8 @@ from anonymizer.model.params import DisassociationParams
 from corpora.dataset import TransactionDataset
 from experiments.steps.base import MetricInfo, Published, Row, row
 
-__all__ = ["ANONYMIZER_METRICS", "DISASSOCIATION", "SAFE_METRICS", "UTILITY_METRICS", "Disassociation"]
+__all__ = ["ANONYMIZER_METRICS", "DISASSOCIATION", "RELEASE_ID", "SAFE_METRICS", "UTILITY_METRICS", "Disassociation",
+           "release_fingerprint"]
 
 ANONYMIZER_METRICS = (
     MetricInfo("anonymize_seconds", "anonymizer", "disassociation time", unit="s"),
@@ -38,7 +41,8 @@ ANONYMIZER_METRICS = (
     # chunks in one cluster): the share of chunks in such clusters is the ceiling of PEM.
     MetricInfo("multi_chunk_clusters", "anonymizer", "clusters with two or more record chunks", fraction=True,
                default=False),
-    MetricInfo("linkable_chunk_share", "anonymizer", "record chunks in multi-chunk clusters (PEM's ceiling)",
+    MetricInfo("linkable_chunk_share", "anonymizer",
+               "record chunks in multi-chunk clusters (ceiling of PEM's linkable reading)",
                fraction=True, default=False),
 )
 UTILITY_METRICS = (
@@ -46,7 +50,8 @@ UTILITY_METRICS = (
     MetricInfo("tkd_a", "utility", "tKd-a", fraction=True, default=False),
     MetricInfo("re", "utility", "re (relative error)", default=False),
     MetricInfo("re_a", "utility", "re-a (relative error)", default=False),
-    MetricInfo("tlost", "utility", "tlost", fraction=True, default=False),
+    MetricInfo("tlost", "utility", "tlost (support more than k, Terrovitis2012 7.1)", fraction=True, default=False),
+    MetricInfo("tlost_at_least_k", "utility", "tlost, variant: support at least k", fraction=True, default=False),
     # Terrovitis2012 Figure 7d: re over term-rank windows (column ``rank``), supports averaged over r
     # reconstructions; recorded on datasets whose utility settings give ``re_windows``.
     MetricInfo("re_r1", "utility", "re (1 reconstruction)", default=False),
@@ -56,11 +61,19 @@ UTILITY_METRICS = (
     MetricInfo("tkd_ml2", "utility", "tKd-ML^2", fraction=True, default=False),
     MetricInfo("ncp", "utility", "NCP (normalized certainty penalty)", fraction=True, default=False),
     # RAE is drawn in percent, the unit of Awad2019 Figure 6 ("between 1% for BMS1 and 0.1% for BMS2")
-    MetricInfo("rae", "utility", "RAE (relative association error)", fraction=True, default=False),
+    MetricInfo("rae", "utility", "RAE as printed, signed (Awad2019 5.1.3)", fraction=True, default=False),
+    MetricInfo("rae_abs", "utility", "RAE, variant: absolute differences (= re)", fraction=True, default=False),
     MetricInfo("utility_seconds", "utility", "utility measurement time", unit="s", default=False),
 )
+RELEASE_ID = MetricInfo("release_id", "anonymizer", "release fingerprint (content, order-free)", unit="id",
+                        default=False)
+"""An integer fingerprint of the published release's content, blind to the order of clusters, chunks and
+sub-records: equal across seeds when the seeds only reorder a release (Terrovitis2012's HORPART and VERPART
+are deterministic), so the figures can say whether their bands span releases or attacker sampling only."""
+
 SAFE_METRICS = (
-    MetricInfo("rlm", "safe", "RLM (relative loss)", fraction=True),
+    MetricInfo("rlm", "safe", "RLM (relative loss), every chunk with a cover problem treated", fraction=True),
+    MetricInfo("rlm_linkable", "safe", "RLM, variant: only linkable chunks treated", fraction=True, default=False),
     MetricInfo("safe_seconds", "safe", "safe disassociation time", unit="s"),
 )
 
@@ -70,9 +83,10 @@ _RE_BY_RANK = {"re_r1", "re_r2", "re_r5", "re_r10"}  # Terrovitis2012 Figure 7d
 def _chunk_structure_rows(release: Any, method: str) -> list[Row]:
     """Share of clusters with two or more record chunks, and of record chunks inside them.
 
-    Awad2019's PEM counts only chunks whose cover problem can be linked to another record chunk
-    of the cluster (section 3.3), so the second share bounds PEM from above: it is what the
-    measured reasons beside the papers' PEM and breach figures cite.
+    PEM's linkable reading (``pem_linkable``, after Awad2019 section 3.3) counts only chunks whose
+    cover problem can be linked to another record chunk of the cluster, so the second share bounds
+    that reading from above: it is what the measured reasons beside the papers' PEM and breach
+    figures cite.
     """
     per_cluster = [len(c.record_chunks) for c in release.clusters]
     n_chunks = sum(per_cluster)
@@ -81,6 +95,22 @@ def _chunk_structure_rows(release: Any, method: str) -> list[Row]:
         row("multi_chunk_clusters", len(multi) / len(per_cluster) if per_cluster else 0.0, method=method),
         row("linkable_chunk_share", sum(multi) / n_chunks if n_chunks else 0.0, method=method),
     ]
+
+
+def release_fingerprint(release: Any) -> int:
+    """:data:`RELEASE_ID`: the first 40 bits of a SHA-256 over the release's content in sorted order
+    (an integer a float column holds exactly)."""
+
+    def cluster_key(cluster: Any) -> list[Any]:
+        chunks = sorted(sorted(sorted(sub) for sub in chunk) for chunk in cluster.record_chunks)
+        return [cluster.size, chunks, sorted(cluster.term_chunk)]
+
+    joint = sorted(sorted(sorted(sorted(sub) for sub in chunk) for chunk in j.shared_chunks)
+                   for j in release.joint_clusters)
+    content = {"params": dict(release.params), "clusters": sorted(cluster_key(c) for c in release.clusters),
+               "joint": joint}
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+    return int(digest.hexdigest()[:10], 16)
 
 
 def _anonymizer_rows(ds: TransactionDataset, release: Any, seconds: float, method: str) -> list[Row]:
@@ -109,6 +139,9 @@ def _safe(release: Any, truth: Any, seed: int, wanted: set[str], method: str) ->
     rows.append(row("safe_seconds", elapsed, elapsed, method=method))
     if "rlm" in wanted:
         rows.append(row("rlm", rlm(release, published), method=method))
+    if "rlm_linkable" in wanted:  # the named variant (anonymizer.model.params.SAFE_TARGETS)
+        variant, _ = safe_disassociate(release, truth, seed=seed, targets="linkable")
+        rows.append(row("rlm_linkable", rlm(release, variant), method=method))
     return published, published_truth, rows
 
 
@@ -118,7 +151,7 @@ def _utility_rows(config: Mapping[str, Any], ds: TransactionDataset, published: 
     from anonymizer.evaluation.utility import utility_report
 
     rows: list[Row] = []
-    utility_metrics = {"tkd", "tkd_a", "re", "re_a", "tlost", "tkd_ml2", "ncp"} & wanted
+    utility_metrics = {"tkd", "tkd_a", "re", "re_a", "tlost", "tlost_at_least_k", "tkd_ml2", "ncp"} & wanted
     if not utility_metrics:
         return rows
     u = config["utility"]
@@ -151,12 +184,14 @@ def _rank_rows(config: Mapping[str, Any], ds: TransactionDataset, published: Any
         for name in figure_7d:
             for lo, _hi in windows:
                 rows.append(row(name, values[(lo, int(name[4:]))], method=method, rank=lo))
-    if "rae" in wanted:
-        from anonymizer.evaluation.safe_metrics import rae
+    if {"rae", "rae_abs"} & wanted:
+        from anonymizer.evaluation.safe_metrics import rae_readings
 
         u = config["utility"]
-        rows.append(row("rae", rae(ds, published, seed=seed, rank_range=(int(u["re_range"][0]),
-                                                                      int(u["re_range"][1]))), method=method))
+        signed, absolute = rae_readings(ds, published, seed=seed,
+                                        rank_range=(int(u["re_range"][0]), int(u["re_range"][1])))
+        rows += [row(name, value, method=method) for name, value in (("rae", signed), ("rae_abs", absolute))
+                 if name in wanted]
     return rows
 
 
@@ -164,7 +199,7 @@ class Disassociation:
     """Disassociation (Terrovitis2012), made safe on request (Awad2019), and its utility measures."""
 
     name = "disassociation"
-    metrics = ANONYMIZER_METRICS + UTILITY_METRICS + SAFE_METRICS
+    metrics = ANONYMIZER_METRICS + (RELEASE_ID,) + UTILITY_METRICS + SAFE_METRICS
     grid_params = ("k", "m", "max_cluster_size", "horpart", "verpart", "refine", "safe", "fanout")
 
     def run(self, config: Mapping[str, Any], ds: TransactionDataset) -> tuple[list[Row], Published]:
@@ -185,6 +220,8 @@ class Disassociation:
             published, published_truth, safe_rows = _safe(release, truth, seed, wanted, method)
             rows += safe_rows
         rows += _chunk_structure_rows(published, method)
+        if RELEASE_ID.name in wanted:
+            rows.append(row(RELEASE_ID.name, release_fingerprint(published), method=method))
         rows += _utility_rows(config, ds, published, wanted, seed, method)
         rows += _rank_rows(config, ds, published, wanted, seed, method)
         return rows, Published(config=config, dataset=ds, release=published, truth=published_truth, seed=seed,

@@ -29,8 +29,10 @@ from experiments.sweep.spec import DatasetSpec, SweepSpec
 
 __all__ = ["RUN_PARAMS", "Run", "expand_points", "expand_runs", "filter_runs", "parse_only", "run_key"]
 
-CACHE_VERSION = 1
-"""Bumped when the meaning of a run configuration changes, so old cached runs are not reused."""
+CACHE_VERSION = 2
+"""Bumped when the meaning of a run configuration changes, so old cached runs are not reused (2: issue 24's
+readings: safe disassociation treats every chunk, tlost "more than k", RAE signed, the PEM, strong-attacker
+and accuracy readings)."""
 
 RUN_PARAMS = ("dataset", "records", "density", "k", "m", "max_cluster_size", "horpart", "verpart", "refine",
               "safe", "anonymizer", "epsilon", "fanout", "seed")

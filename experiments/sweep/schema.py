@@ -35,6 +35,15 @@ Layout (every key but ``name`` and ``datasets`` is optional)::
     seeds: [0, 1, 2]               # or repeats: 3 (seeds 0, 1, 2)
     plots:
       - {metric: pem, x: max_cluster_size, group_by: method, where: {dataset: kosarak10k}}
+      - {id: diff, metric: accuracy_vs_random, x: k, sharey: false,   # small multiples, <= 6 lines each
+         panels: [{title: NGD, where: {method: [NGD(public)-ABA, NGD(public)-MRA]}},
+                  {title: oracle, where: {method: oracle}}]}
+    claims:                        # the papers' statements, judged after the sweep (experiments.report.claims)
+      - {id: fig4, statement: "Fig. 4: PEM rises with delta", metric: pem, x: max_cluster_size,
+         where: {dataset: kosarak10k}, trend: rising, tolerance: 1, paper: {10: 17, 60: ">50", mean: 35},
+         plot: pem_vs_max_cluster_size_dataset-kosarak10k}
+    ours:                          # settings the paper does not state, and the claims measuring them
+      - {setting: max cluster size, value: 30, why: "not stated", sensitivity: [fig4]}
     executor: local                # local | dask
     scheduler: tcp://host:8786     # dask scheduler address (none: a local cluster)
     jobs: 2
@@ -53,7 +62,7 @@ from experiments.plugins import load
 from experiments.registry import ATTACKS
 from experiments.sweep.checks import NAME_RE, Ctx, _bool, _check_keys, _choice, _int, _show, _str, _type_name
 from experiments.sweep.entries import parse_datasets
-from experiments.sweep.figures import parse_claims, parse_plots
+from experiments.sweep.figures import parse_claims, parse_ours, parse_plots
 from experiments.sweep.grid import expand_points
 from experiments.sweep.kexpr import KExpr
 from experiments.sweep.limits import COLUMNS, GRID_PARAMS, LIMITS, Limits
@@ -99,6 +108,7 @@ _TOP_KEYS = (
     "jobs",
     "zip_results",
     "claims",
+    "ours",
 )
 
 
@@ -122,7 +132,7 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     zip_groups = parse_zip(ctx, raw.get("zip"), grid)
     attacks = parse_attacks(ctx, raw.get("attacks"))
     _check_attacks(ctx, attacks, datasets)
-    steps = {"anonymizer", "utility"} | set(attacks)
+    steps = {"dataset", "anonymizer", "utility"} | set(attacks)
     if True in grid["safe"] or any(True in dict(d.grid).get("safe", ()) for d in datasets):
         steps.add("safe")
     metrics = parse_metrics(ctx, raw.get("metrics"), steps)
@@ -134,7 +144,8 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
         if extra:
             raise ctx.fail(f"datasets[{i}].metrics", f"{_show(extra[0])} is not among the sweep's metrics "
                            f"({', '.join(metrics)})")
-    claims = parse_claims(ctx, raw.get("claims"), metrics)
+    claims = parse_claims(ctx, raw.get("claims"), metrics, plots)
+    ours = parse_ours(ctx, raw.get("ours"), claims)
     executor = _choice(ctx, raw.get("executor", "local"), "executor", ("local", "dask"))
     scheduler = _str(ctx, raw["scheduler"], "scheduler") if raw.get("scheduler") is not None else None
     if scheduler is not None and executor != "dask":
@@ -144,9 +155,9 @@ def parse_sweep(raw: Any, source: str = "<sweep>", base_dir: str = ".") -> Sweep
     description = _str(ctx, raw["description"], "description") if raw.get("description") is not None else ""
     note = _str(ctx, raw["note"], "note") if raw.get("note") is not None else ""
     spec = SweepSpec(name=name, datasets=datasets, grid=grid, zip_groups=zip_groups, attacks=attacks,
-                     metrics=metrics, utility=utility, seeds=seeds, plots=plots, claims=claims, executor=executor,
-                     scheduler=scheduler, jobs=jobs, zip_results=zip_results, description=description,
-                     note=note, source=source, base_dir=base_dir, raw=dict(raw))
+                     metrics=metrics, utility=utility, seeds=seeds, plots=plots, claims=claims, ours=ours,
+                     executor=executor, scheduler=scheduler, jobs=jobs, zip_results=zip_results,
+                     description=description, note=note, source=source, base_dir=base_dir, raw=dict(raw))
     # Expanding the grid checks the points themselves (k <= max_cluster_size, expressions).
     total = 0
     for d in datasets:

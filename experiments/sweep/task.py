@@ -1,6 +1,7 @@
 """The default task of a run: the run's anonymizer step, then the attack steps on what it publishes.
 
-One run = load (or build) the dataset (:mod:`experiments.steps.datasets`), run the anonymizer the
+One run = load (or build) the dataset (:mod:`experiments.steps.datasets`; its rows: a text build's
+composition, ``source_share_<source>``), run the anonymizer the
 grid names (disassociation, Terrovitis2012, made safe on request, Awad2019; or a baseline of
 Terrovitis2012 Figure 11: Apriori, DiffPart; or a plugin's), then each attack the sweep declares
 (the cover problem of Barakat2016 and Awad2019, the semantic attack of AlShuhail2021, or a
@@ -17,7 +18,7 @@ from typing import Any
 from corpora.common.errors import InputError
 from experiments.plugins import load
 from experiments.registry import ANONYMIZERS, ATTACKS
-from experiments.steps.datasets import load_named, load_run_dataset
+from experiments.steps.datasets import dataset_rows, load_named, load_run_dataset
 from experiments.sweep.spec import DatasetSpec
 
 __all__ = ["load_run_dataset", "resolve_dataset_label", "run_task"]
@@ -41,6 +42,7 @@ def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     wanted = set(config["metrics"])
     ds = load_run_dataset(config["dataset"], int(config["seed"]), str(config.get("base_dir", ".")))
     rows, published = ANONYMIZERS.get(config.get("anonymizer", "disassociation")).run(config, ds)
+    rows += dataset_rows(ds)
     if published is not None:
         attacks = config.get("attacks") or {}
         for name in ATTACKS.names():
