@@ -185,6 +185,22 @@ def _unpublished(outcomes: Sequence[RecordOutcome], inputs: Inputs, ids: list[in
             num.append(0.0)
 
 
+def _eq_5_4(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs,
+            right: Callable[[RecordOutcome, frozenset[str]], float]) -> Measured:
+    """Eq. 5.4 as printed over every record of D: Rec(T_i) = right(T_i) / |T_i| with T_i = A_i ∪ O_i;
+    published records with an empty T_i are left out, unpublished ones count 0 (:func:`_unpublished`)."""
+    ids: list[int] = []
+    num: list[float] = []
+    for o in outcomes:
+        orig, _got = part_sets(o, part)
+        whole = o.anchor | orig
+        if whole:
+            ids.append(o.record)
+            num.append(right(o, orig) / len(whole))
+    _unpublished(outcomes, inputs, ids, num)
+    return ids, num, [1.0] * len(ids)
+
+
 def accuracy(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
     """Eq. 5.4 as printed, Rec(T_i) = |T̄_i ∩ T_i| / |T_i|, over every record of D (class reading).
 
@@ -192,30 +208,14 @@ def accuracy(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Me
     |T̄_i ∩ T_i| = |A_i| (always right) + the terms of O_i credited under the class reading.
     Published records with an empty T_i (nothing of theirs in C_1 nor in the part) are left out;
     unpublished ones count 0."""
-    ids: list[int] = []
-    num: list[float] = []
-    for o in outcomes:
-        orig, _got = part_sets(o, part)
-        whole = o.anchor | orig
-        if whole:
-            ids.append(o.record)
-            num.append((len(o.anchor - orig) + min(float(len(orig)), class_hits(o, part))) / len(whole))
-    _unpublished(outcomes, inputs, ids, num)
-    return ids, num, [1.0] * len(ids)
+    return _eq_5_4(outcomes, part, inputs,
+                   lambda o, orig: len(o.anchor - orig) + min(float(len(orig)), class_hits(o, part)))
 
 
 def accuracy_one_to_one(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
     """Eq. 5.4 as printed on the fixed pairing: T̄_i = A_i + what the attack put on T_i's fixed anchor."""
-    ids: list[int] = []
-    num: list[float] = []
-    for o in outcomes:
-        orig, _got = part_sets(o, part)
-        whole = o.anchor | orig
-        if whole:
-            ids.append(o.record)
-            num.append(len(whole & (o.anchor | fixed_placed(o, part))) / len(whole))
-    _unpublished(outcomes, inputs, ids, num)
-    return ids, num, [1.0] * len(ids)
+    return _eq_5_4(outcomes, part, inputs,
+                   lambda o, orig: float(len((o.anchor | orig) & (o.anchor | fixed_placed(o, part)))))
 
 
 def accuracy_disassociated(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
