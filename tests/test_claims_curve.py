@@ -7,15 +7,8 @@ import pandas as pd
 import pytest
 
 from corpora.common.errors import InputError
-from experiments.report.claims import (
-    Claim,
-    claims_table,
-    evaluate_claim,
-    judge_level,
-    judge_trend,
-    ratio_text,
-    settings_table,
-)
+from experiments.report.claims import Claim, evaluate_claim, judge_level, judge_trend, ratio_text
+from experiments.report.claims_table import claims_table, settings_table
 from experiments.sweep.schema import parse_sweep
 from experiments.sweep.spec import OurSetting, PaperValue
 

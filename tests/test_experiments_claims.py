@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from experiments.claims import main
-from experiments.report.claims import Claim, claims_table, evaluate_claim, update_readme
+from experiments.report.claims import Claim, evaluate_claim
+from experiments.report.claims_table import claims_table, update_readme
 
 
 def rows(values_by_x, metric="pem", dataset="BMS1"):

@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from corpora.common.errors import InputError
-from experiments.report.plots import _draw, aggregate_panels, band_note, figure, paper_marks
+from experiments.report.plots import _draw, aggregate_panels, figure
+from experiments.report.series import band_note, paper_marks
 from experiments.sweep.grid import RUN_PARAMS
 from experiments.sweep.schema import parse_sweep
 from experiments.sweep.spec import Claim, Panel, PaperValue, PlotSpec

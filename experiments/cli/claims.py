@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from corpora.common.errors import InputError
-from experiments.report.claims import update_readme
+from experiments.report.claims_table import update_readme
 
 __all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
 

@@ -61,24 +61,20 @@ tables are the sweeps' own output.
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from corpora.common.errors import InputError
-from corpora.common.files import write_text_atomic
 from experiments.plugins import all_metrics
 from experiments.report.rows import run_filters, select_rows
-from experiments.sweep.spec import TRENDS, Claim, OurSetting, PaperValue
+from experiments.sweep.spec import TRENDS, Claim, PaperValue
 
 __all__ = ["LEVEL_BAND", "TRENDS", "Claim", "ClaimResult", "LevelEvidence", "LevelPoint", "RivalEvidence",
-           "TrendEvidence", "claims_table", "evaluate_claim", "judge_level", "judge_trend", "ratio_text",
-           "settings_table", "update_readme"]
+           "TrendEvidence", "evaluate_claim", "fmt_signed", "fmt_value", "fmt_x", "judge_level", "judge_trend",
+           "plotted_scale", "ratio_text"]
 
 LEVEL_BAND = 1.5
 """Ours is on the paper's level when ours / paper lies within [1/LEVEL_BAND, LEVEL_BAND] = [2/3, 3/2]."""
@@ -164,9 +160,29 @@ class ClaimResult:
     versus: RivalEvidence | None = None
 
 
-def _scale(metric: str) -> float:
+def plotted_scale(metric: str) -> float:
+    """100 for a metric plotted in percent (a fraction), else 1: the units claims and figures use."""
     info = all_metrics().get(metric)
     return 100.0 if info is not None and info.fraction else 1.0
+
+
+def fmt_value(v: float | None) -> str:
+    """A number as the claims tables print it (3 significant digits, thousands separated)."""
+    if v is None or math.isnan(v):
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+
+
+def fmt_signed(v: float) -> str:
+    """:func:`fmt_value` with its sign."""
+    return ("+" if v >= 0 else "") + fmt_value(v)
+
+
+def fmt_x(v: Any) -> str:
+    """An x value: integers without a decimal point, categories as they are."""
+    if isinstance(v, float):
+        return fmt_value(v) if not v.is_integer() or abs(v) >= 1000 else str(int(v))
+    return str(v)
 
 
 def _key(value: Any, categorical: bool) -> Any:
@@ -179,7 +195,8 @@ def _series(df, metric: str, x: str, where: Sequence[tuple[str, tuple[Any, ...]]
     if sel.empty:
         return {}
     seeds = sel["seed"] if "seed" in sel.columns else 0
-    grouped = sel.assign(_run=seeds).groupby([x, "_run"], dropna=False, sort=True)["value"].mean() * _scale(metric)
+    runs = sel.assign(_run=seeds).groupby([x, "_run"], dropna=False, sort=True)["value"]
+    grouped = runs.mean() * plotted_scale(metric)
     out: Series = {}
     for (at, run), value in grouped.items():
         out.setdefault(_key(at, categorical), {})[run] = float(value)
@@ -226,7 +243,7 @@ def judge_trend(means: Mapping[float, float], spread: Mapping[float, float], tre
     if trend == "flat":
         total = max(ys) - min(ys)
         holds = total <= tolerance
-        why = "" if holds else f"range {_fmt(total)} > tolerance {_fmt(tolerance)}"
+        why = "" if holds else f"range {fmt_value(total)} > tolerance {fmt_value(tolerance)}"
         return TrendEvidence(trend, len(xs), rho, sum(abs(s) <= tolerance for s in steps), total,
                              holds=holds, why=why)
     sign = 1.0 if trend == "rising" else -1.0
@@ -243,10 +260,11 @@ def judge_trend(means: Mapping[float, float], spread: Mapping[float, float], tre
     moves = sign * total > tolerance
     why = ""
     if not moves:
-        why = f"total not {'>' if sign > 0 else '<'} {_fmt(sign * tolerance) if tolerance else '0'}"
+        why = f"total not {'>' if sign > 0 else '<'} {fmt_value(sign * tolerance) if tolerance else '0'}"
     if worst is not None and broken:
-        why = "; ".join(filter(None, (why, f"step {_num(worst[2][0])}->{_num(worst[2][1])}: "
-                                            f"{_signed(-sign * worst[1])} against the trend (noise {_fmt(worst[3])})")))
+        step = (f"step {fmt_x(worst[2][0])}->{fmt_x(worst[2][1])}: {fmt_signed(-sign * worst[1])} "
+                f"against the trend (noise {fmt_value(worst[3])})")
+        why = "; ".join(filter(None, (why, step)))
     if worst is None:
         return TrendEvidence(trend, len(xs), rho, sum(sign * s > 0 for s in steps), total, holds=moves, why=why)
     return TrendEvidence(trend, len(xs), rho, sum(sign * s > 0 for s in steps), total, worst[1], worst[2], worst[3],
@@ -353,194 +371,3 @@ def evaluate_claim(df, claim: Claim) -> ClaimResult:
 
 
 # --------------------------------------------------------------------------- the table
-def _fmt(v: float | None) -> str:
-    if v is None or math.isnan(v):
-        return "-"
-    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
-
-
-def _signed(v: float) -> str:
-    return ("+" if v >= 0 else "") + _fmt(v)
-
-
-def _num(v: Any) -> str:
-    if isinstance(v, float):
-        return _fmt(v) if not v.is_integer() or abs(v) >= 1000 else str(int(v))
-    return str(v)
-
-
-def _values(pairs: Sequence[tuple[Any, float]], x: str) -> str:
-    return ", ".join(f"{x}={_num(a)}: {_fmt(b)}" for a, b in pairs)
-
-
-def _order(r: ClaimResult) -> list[Any]:
-    """Our x values: sorted numbers, or the categories in the order ``where`` lists them."""
-    if not r.claim.categorical:
-        return sorted(r.ours)
-    listed = [str(v) for v in dict(r.claim.where).get(r.claim.x, ())]
-    return sorted(r.ours, key=lambda c: (listed.index(c) if c in listed else len(listed), c))
-
-
-def _curve(means: Mapping[Any, float], xs: Sequence[Any]) -> str:
-    return ", ".join(_fmt(means.get(a)) for a in xs)
-
-
-def _ours(r: ClaimResult) -> str:
-    """Our means at every x, compactly (``k=2,3,4: 29.6, 38.8, 50.2``), the rival's beside them."""
-    c = r.claim
-    if not r.ours:
-        return "no data"
-    xs = _order(r)
-    if len(xs) == 1:
-        text = _values([(xs[0], r.ours[xs[0]])], c.x)
-    else:
-        text = f"{c.x}={','.join(_num(a) for a in xs)}: {_curve(r.ours, xs)}"
-    if c.rival:
-        rival = ", ".join(f"{k}={'/'.join(str(v) for v in vals)}" for k, vals in c.rival)
-        text += f" vs {_curve(r.rival, xs)} ({rival})"
-    if any(pv.is_mean for pv in c.paper):
-        values = list(r.ours.values())
-        text += f"; mean {_fmt(float(np.mean(values)))} (range {_fmt(min(values))}-{_fmt(max(values))})"
-    return text
-
-
-def _paper(c: Claim) -> str:
-    parts = [c.trend] if c.trend else []
-    values = []
-    for pv in c.paper:
-        values.append(f"mean {pv.shown()}" if pv.is_mean else f"{c.x}={_num(_at(pv.at))}: {pv.shown()}")
-    if values:
-        parts.append(", ".join(values))
-    if c.rival:
-        rival = ", ".join(f"{k}={'/'.join(str(v) for v in vals)}" for k, vals in c.rival)
-        parts.append(f"{'below' if c.lower else 'above'} {rival}")
-    return "; ".join(parts) or "-"
-
-
-def _at(at: Any) -> Any:
-    return float(at) if isinstance(at, int | float) and not isinstance(at, bool) else at
-
-
-def _level(r: ClaimResult) -> str:
-    if r.level is None:
-        return "-"
-    text = ratio_text(r.level.ratio)
-    if len(r.level.points) > 1 or not r.level.holds:
-        each = []
-        for p in r.level.points:
-            where = "mean" if p.paper.is_mean else f"{r.claim.x}={_num(_at(p.paper.at))}"
-            shown = "no data" if p.ours is None else ratio_text(p.ratio)
-            if p.paper.bound != "=":
-                shown += f" ({_fmt(p.ours)} {'is' if p.ok else 'not'} {p.paper.shown()})"
-            each.append(f"{where} {shown}" + ("" if p.ok else " off"))
-        text += " (" + ", ".join(each) + ")"
-    return text
-
-
-def _evidence(r: ClaimResult) -> str:
-    parts = []
-    t = r.trend
-    if t is not None and t.points >= 2:
-        rho = f"rho {t.rho:.2f}" if not math.isnan(t.rho) else "rho -"
-        if t.trend == "flat":
-            parts.append(f"range {_fmt(t.total)}; {rho}; {t.steps_with}/{t.points - 1} steps within tolerance")
-        else:
-            way = "up" if t.trend == "rising" else "down"
-            parts.append(f"{rho}; {t.steps_with}/{t.points - 1} steps {way}; total {_signed(t.total)}")
-        if t.why:
-            parts.append(t.why)
-    elif t is not None:
-        parts.append(t.why)
-    v = r.versus
-    if v is not None:
-        side = "below" if r.claim.lower else "above"
-        margin = f" (margin {_fmt(min(v.margins))}-{_fmt(max(v.margins))})" if v.margins else ""
-        parts.append(f"{side} the rival at {v.beats}/{v.points}{margin}")
-    return "; ".join(parts) or "-"
-
-
-def _measured(r: ClaimResult) -> list[str]:
-    """The generated part of the last column: explaining metrics, then the controls."""
-    out = []
-    for metric, means in r.explained.items():
-        info = all_metrics().get(metric)
-        name = info.label if info is not None else metric
-        unit = " (%)" if _scale(metric) == 100.0 else ""
-        if means:
-            ends = sorted(means, key=str) if r.claim.categorical else sorted(means)
-            shown = _values([(x, means[x]) for x in dict.fromkeys((ends[0], ends[-1]))], r.claim.x)
-        else:
-            shown = "no data"
-        out.append(f"{name}{unit}: {shown}")
-    for control in r.controls:
-        where = ", ".join(f"{k}={'/'.join(map(str, v))}" for k, v in control.claim.where
-                          if dict(r.claim.where).get(k) != v)
-        level = f", level {ratio_text(control.level.ratio)}" if control.level is not None else ""
-        evidence = _evidence(control)
-        evidence = f"; {evidence}" if evidence != "-" and control.ours else ""
-        out.append(f"on {where}: {control.verdict}{level} ({_ours(control)}{evidence})")
-    return out
-
-
-def claims_table(results: Sequence[ClaimResult]) -> list[str]:
-    """Markdown lines: one row per claim (paper, ours at every x, level ratio, trend evidence, verdict)."""
-    lines = ["| claim | paper | ours | level | trend evidence | verdict | why it differs (measured) |",
-             "|---|---|---|---|---|---|---|"]
-    for r in results:
-        c = r.claim
-        unit = " (%)" if _scale(c.metric) == 100.0 else ""
-        parts = [c.reason] if c.reason and r.verdict not in ("matches", "no data") else []
-        measured = _measured(r)
-        if measured:
-            parts.append("measured: " + "; ".join(measured))
-        cells = [f"{c.statement} [{c.metric}{unit} vs {c.x}]", _paper(c), _ours(r), _level(r), _evidence(r),
-                 r.verdict, " ".join(parts)]
-        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    return lines
-
-
-def settings_table(settings: Sequence[OurSetting], results: Sequence[ClaimResult]) -> list[str]:
-    """Markdown lines: "Settings we chose" (the sweep's ``ours``), each with its sensitivity claims' verdicts."""
-    if not settings:
-        return []
-    by_id = {r.claim.id: r for r in results}
-    lines = ["**Settings we chose** (the paper does not state them):", "",
-             "| setting | value | why | sensitivity (measured) |", "|---|---|---|---|"]
-    for s in settings:
-        measured = []
-        for cid in s.sensitivity:
-            r = by_id.get(cid)
-            if r is None:
-                continue
-            level = f", level {ratio_text(r.level.ratio)}" if r.level is not None else ""
-            measured.append(f"{cid}: {r.verdict}{level} ({_ours(r)})")
-        cells = [s.setting, s.value, s.why, "; ".join(measured) or "-"]
-        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    return lines
-
-
-_MARK = re.compile(r"(<!-- claims:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /claims:(?P=name) -->)", re.S)
-
-
-def update_readme(readme: Path, results_dir: Path, only: Sequence[str] | None = None) -> list[str]:
-    """Replace each marked block of ``readme`` by ``results_dir/NAME/claims.md``; return the names done.
-
-    ``only``: update just these blocks (the others are left as they are)."""
-    text = readme.read_text(encoding="utf-8")
-    done: list[str] = []
-
-    def fill(match: re.Match[str]) -> str:
-        name = match.group("name")
-        if only is not None and name not in only:
-            return match.group(0)
-        table = results_dir / name / "claims.md"
-        if not table.is_file():
-            raise InputError(f"{table}: no claims table (run the sweep {name!r} first)")
-        done.append(name)
-        return match.group(1) + table.read_text(encoding="utf-8").rstrip("\n") + "\n" + match.group(4)
-
-    new = _MARK.sub(fill, text)
-    if not done:
-        raise InputError(f"{readme}: no <!-- claims:NAME --> ... <!-- /claims:NAME --> block")
-    write_text_atomic(readme, new)
-    return done

@@ -36,18 +36,28 @@ import io
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from corpora.common.files import atomic_open, write_text_atomic
 from corpora.common.stats import bootstrap_interval
 from experiments.plugins import all_metrics
-from experiments.report.claims import claims_table, evaluate_claim, settings_table
+from experiments.report.claims import evaluate_claim
+from experiments.report.claims_table import claims_table, settings_table
 from experiments.report.rows import matches as _matches
-from experiments.report.rows import run_filters, select_rows
+from experiments.report.rows import select_rows
+from experiments.report.series import (
+    PaperMark,
+    SeriesPoint,
+    band_note,
+    draw_marks,
+    group_label,
+    paper_marks,
+    x_text,
+)
 from experiments.sweep.grid import RUN_PARAMS, Run
-from experiments.sweep.spec import MAX_SERIES, NUMERIC_COLUMNS, Claim, PlotSpec, SweepSpec
+from experiments.sweep.spec import MAX_SERIES, NUMERIC_COLUMNS, PlotSpec, SweepSpec
 from experiments.sweep.table import read_results
 
 __all__ = ["PARAM_LABELS", "PaperMark", "SeriesPoint", "aggregate", "aggregate_panels", "band_note", "paper_marks",
@@ -74,59 +84,6 @@ PARAM_LABELS = {
     "rank": "term frequency rank (first of a window of 20)",
 }
 _NUMERIC = NUMERIC_COLUMNS
-
-
-@dataclass(frozen=True)
-class SeriesPoint:
-    """One plotted point: its line, x, the mean, the 95% interval and the number of runs."""
-
-    group: str
-    x: Any
-    mean: float
-    low: float
-    high: float
-    n: int
-    panel: int = 0
-    """The subplot (index into the figure's ``panels``; 0 for a single panel)."""
-
-    @property
-    def has_interval(self) -> bool:
-        """True when the runs differ, so there is an interval to draw."""
-        return self.high > self.low
-
-
-@dataclass(frozen=True)
-class PaperMark:
-    """One number a paper states, drawn on a figure (from a claim with ``plot``)."""
-
-    label: str
-    at: Any
-    """The x value (a number or a category); None for a mean over the swept x (a dotted line)."""
-    value: float
-    bound: str = "="
-    panel: int = 0
-    line: str | None = None
-    """The label of the plotted line the claim is about (its colour is reused), if any."""
-
-
-def _group_label(columns: Sequence[str], values: Sequence[Any]) -> str:
-    parts = []
-    for col, val in zip(columns, values, strict=True):
-        if col in ("method", "dataset", "attack") and str(val):
-            parts.append(str(val))
-        elif col == "chunks":
-            parts.append(f"{val} chunks" if val else "all chunks")
-        elif col == "safe":
-            parts.append("safe disassociation" if val else "disassociation")
-        else:
-            parts.append(f"{col}={_num(val)}")
-    return ", ".join(parts) if parts else "all runs"
-
-
-def _num(v: Any) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
 
 
 def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[str]]:
@@ -156,7 +113,7 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
         scale = 100.0 if info is not None and info.fraction else 1.0
         vals = part["value"].to_numpy(dtype=float) * scale
         low, high = bootstrap_interval(vals)
-        label = _group_label(plot.group_by, key[1:-1] if many else key[:-1])
+        label = group_label(plot.group_by, key[1:-1] if many else key[:-1])
         if many:
             name = all_metrics()[key[0]].label if key[0] in all_metrics() else str(key[0])
             label = name if not plot.group_by else f"{name}, {label}"
@@ -216,45 +173,6 @@ def aggregate_panels(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], 
     return points, averaged, sorted(datasets)
 
 
-def _panel_of(plot: PlotSpec, claim: Claim) -> int:
-    """The first panel whose filters the claim's rows can meet (0 when none or no panels)."""
-    where = dict(claim.where)
-    for j, panel in enumerate(plot.panels):
-        if all(key not in where or any(_matches(w, v) for w in where[key] for v in vals) for key, vals in panel.where):
-            return j
-    return 0
-
-
-def paper_marks(claims: Sequence[Claim], plot: PlotSpec) -> list[PaperMark]:
-    """The paper's numbers of every claim with ``plot: <this figure's id>``."""
-    marks = []
-    for claim in claims:
-        if claim.plot != plot.id:
-            continue
-        where = dict(claim.where)
-        line = None
-        if all(len(where.get(col, ())) == 1 for col in plot.group_by):
-            line = _group_label(plot.group_by, [where[col][0] for col in plot.group_by])
-        label = "paper: " + textwrap.shorten(claim.statement, 60, placeholder="...")
-        marks += [PaperMark(label, pv.at, pv.value, pv.bound, _panel_of(plot, claim), line) for pv in claim.paper]
-    return marks
-
-
-def band_note(df, plot: PlotSpec) -> str:
-    """What a band spans: attacker sampling on one release, or releases that differ between seeds.
-
-    From the ``release_id`` rows (a fingerprint of each release) of the figure's runs: when every
-    seed at a point has the same release, the band is what is sampled after it (attackers, reconstructions)."""
-    rel = select_rows(df, ("release_id",), run_filters(plot.where))
-    if rel.empty:
-        return "band: spread over seeds"
-    point = [c for c in RUN_PARAMS if c != "seed" and c in rel.columns]
-    if rel.groupby(point, dropna=False)["value"].nunique(dropna=False).max() <= 1:
-        return ("band: spread over seeds of the sampling after the release only (attackers, reconstructions; "
-                "the same release for every seed)")
-    return "band: spread over seeds (releases differ)"
-
-
 def _categories(plot: PlotSpec, points: Sequence[SeriesPoint]) -> list[Any]:
     """The categories of a categorical x, in the order the sweep lists them."""
     categories: list[Any] = []
@@ -294,40 +212,6 @@ def _draw_lines(ax, plot: PlotSpec, points: Sequence[SeriesPoint], categories: l
     return colours
 
 
-def _draw_marks(ax, plot: PlotSpec, marks: Sequence[PaperMark], points: Sequence[SeriesPoint],
-                categories: list[Any], colours: Mapping[str, Any]) -> None:
-    """The paper's numbers: hollow markers (triangles for bounds), a dotted line for a mean."""
-    numeric = plot.x in _NUMERIC
-    by_label: dict[str, list[PaperMark]] = {}
-    for m in marks:
-        by_label.setdefault(m.label, []).append(m)
-    span = [float(p.x) if numeric else categories.index(p.x) for p in points if numeric or p.x in categories]
-    for label, group in by_label.items():
-        colour = colours.get(group[0].line or "", "black")
-        xs, ys, shapes = [], [], []
-        for m in group:
-            if m.at is None:
-                if span:
-                    ax.hlines(m.value, min(span), max(span), colors=[colour], linestyles=":", linewidth=1.4)
-                    ax.annotate(f"mean {m.value:.3g}", (max(span), m.value), fontsize=7, xytext=(3, 2),
-                                textcoords="offset points")
-                continue
-            at = float(m.at) if numeric else next((i for i, c in enumerate(categories) if _matches(c, m.at)), None)
-            if at is None:
-                continue
-            xs.append(at)
-            ys.append(m.value)
-            shapes.append({"=": "o", ">": "^", "<": "v"}[m.bound])
-            if m.bound != "=":
-                ax.annotate(f"{m.bound}{m.value:.3g}", (at, m.value), fontsize=7, xytext=(5, -3),
-                            textcoords="offset points")
-        for k, (x, y, shape) in enumerate(zip(xs, ys, shapes, strict=True)):
-            ax.plot([x], [y], linestyle="none", marker=shape, markersize=10, markerfacecolor="none",
-                    markeredgecolor=colour, markeredgewidth=1.6, label=label if k == 0 else None, zorder=5)
-        if not xs:  # a mean only: the legend still names it
-            ax.plot([], [], linestyle=":", color=colour, label=label)
-
-
 def _x_axis(ax, plot: PlotSpec, points: Sequence[SeriesPoint], categories: list[Any]) -> None:
     import matplotlib.ticker
 
@@ -335,12 +219,12 @@ def _x_axis(ax, plot: PlotSpec, points: Sequence[SeriesPoint], categories: list[
         ax.set_xscale("log", base=2)
     if plot.x not in _NUMERIC:
         ax.set_xticks(range(len(categories)))
-        ax.set_xticklabels([_num(c) for c in categories])
+        ax.set_xticklabels([x_text(c) for c in categories])
     elif points:
         ticks = sorted({float(p.x) for p in points})
         if len(ticks) <= 12:
             ax.set_xticks(ticks)
-            ax.set_xticklabels([_num(t) for t in ticks])
+            ax.set_xticklabels([x_text(t) for t in ticks])
             ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
 
 
@@ -378,7 +262,7 @@ def figure(plot: PlotSpec, points: list[SeriesPoint], note: str, marks: Sequence
         pts = [p for p in points if p.panel == j]
         own = [m for m in marks if m.panel == j]
         colours = _draw_lines(ax, plot, pts, categories)
-        _draw_marks(ax, plot, own, pts, categories, colours)
+        draw_marks(ax, plot, own, pts, categories, colours)
         _x_axis(ax, plot, pts if n == 1 else points, categories)
         _y_axis(ax, plot, points if plot.sharey else pts, marks if plot.sharey else own)
         ax.grid(True, alpha=0.3)
@@ -491,7 +375,7 @@ def _numbers(plot: PlotSpec, points: Sequence[SeriesPoint]) -> list[str]:
              "|---|---|---|---|---|---|" + ("---|" if plot.panels else "")]
     for p in sorted(points, key=lambda p: (p.panel, p.group, str(p.x) if plot.x not in _NUMERIC else float(p.x))):
         cell = f"{plot.panels[p.panel].title} | " if plot.panels else ""
-        lines.append(f"| {cell}{_num(p.x)} | {p.group} | {_fmt(p.mean)} | {_fmt(p.low)} | {_fmt(p.high)} | {p.n} |")
+        lines.append(f"| {cell}{x_text(p.x)} | {p.group} | {_fmt(p.mean)} | {_fmt(p.low)} | {_fmt(p.high)} | {p.n} |")
     lines.append("")
     return lines
 
@@ -543,7 +427,7 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
     if failed:
         lines += ["## Failed runs", "", "| run | parameters | error |", "|---|---|---|"]
         for r in failed:
-            params = ", ".join(f"{k}={_num(v)}" for k, v in r.params.items() if v is not None)
+            params = ", ".join(f"{k}={x_text(v)}" for k, v in r.params.items() if v is not None)
             err = str(records[r.key].get("error", "")).replace("|", "\\|")
             lines.append(f"| {r.key} | {params} | {err} |")
         lines.append("")
