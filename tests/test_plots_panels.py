@@ -126,3 +126,16 @@ def test_the_band_says_what_the_seeds_vary():
                                      "(attackers, reconstructions; the same release for every seed)")
     release.loc[release.index[1], "value"] = 8.0
     assert band_note(pd.concat([df, release]), PLOT) == "band: spread over seeds (releases differ)"
+
+
+def test_shared_y_panels_show_every_panels_values():
+    # the later panel's 100% must not be clipped by a limit set from the first panel (0.4-0.5)
+    df = frame({("a", 2): [0.4, 0.41], ("a", 3): [0.5, 0.52], ("oracle", 2): [1.0, 1.0], ("oracle", 3): [1.0, 1.0]})
+    plot = PlotSpec("shared", ("pem",), "max_cluster_size", ("method",),
+                    panels=(Panel("attack", (("method", ("a",)),)), Panel("oracle", (("method", ("oracle",)),))))
+    fig = figure(plot, aggregate_panels(df, plot)[0], "")
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert all(ax.get_ylim()[1] >= 100.0 for ax in visible)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

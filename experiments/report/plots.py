@@ -234,8 +234,10 @@ def _y_axis(ax, plot: PlotSpec, points: Sequence[SeriesPoint], marks: Sequence[P
     if min(values, default=0.0) < 0:
         ax.axhline(0.0, color="black", linewidth=0.8)
     else:
+        # an explicit top: with shared y axes, a limit set from the first panel's data alone would clip the
+        # panels drawn after it (autoscaling stops once a limit is set)
         top = max(values, default=0.0)
-        ax.set_ylim(bottom=0, top=None if top > 0 else (100 if _is_fraction(plot) else 1))
+        ax.set_ylim(bottom=0, top=top * 1.05 if top > 0 else (100 if _is_fraction(plot) else 1))
 
 
 def figure(plot: PlotSpec, points: list[SeriesPoint], note: str, marks: Sequence[PaperMark] = ()):
