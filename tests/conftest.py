@@ -9,6 +9,12 @@ Markers (``pytest -m "not slow"`` for a quick run):
 * ``subprocess``: a test that starts a Python process (a command line's smoke test, a plugin
   installed on ``PYTHONPATH``); marked here from the test's source, so a new one cannot be missed.
 * ``dask``: a test that starts a Dask cluster; marked here from the test's source.
+
+Property tests (hypothesis) draw their random datasets from a fixed seed sequence by default
+(profile ``reproducible``: the same examples on every machine, so CI and a developer see the same
+run); ``HYPOTHESIS_PROFILE=explore python -m pytest -q`` draws fresh examples each run (and keeps
+failing ones in ``.hypothesis/``) to search further. A failure found that way is pinned with
+``@example`` in its test.
 """
 
 from __future__ import annotations
@@ -19,6 +25,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("reproducible", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
 def _source(item: pytest.Item) -> str:

@@ -274,6 +274,26 @@ def test_refine_on_random_clusters_can_break_guarantee1() -> None:
     assert not verify(release, exact=True).ok
 
 
+def test_known_limit_a_joint_component_the_verifier_cannot_decide() -> None:
+    """Found by a random run of the property above (issue 24 session): REFINE on random clusters
+    (seed 323, 41 records, 8 terms, k=3, m=1) builds an 18-record joint component whose sufficient
+    condition fails and whose valid reconstructions are too many to search, so the verifier reports
+    it unproven (never OK). Pinned as the verifier's known limit; when the exact search scales or
+    REFINE stops building such components, this test fails and the case joins the property's
+    examples."""
+    rng = random.Random(323)
+    ds = random_dataset(rng, 41, 8)
+    groups = cluster_bounds(rng, len(ds), 3)
+    for group in groups:
+        brute_verpart(ds, group, 3, 1)  # the same draws as the property test
+    table = partition_clusters(ds, [np.asarray(g, dtype=np.int64) for g in groups], 3, 1, "strict")
+    plans = refine(ds, table.partitions(), 3, 1)
+    table = restore_lemma2(table, plans, 3, 1).table
+    release, _ = publish(table, plans, {"k": 3, "m": 1}, 323)
+    report = verify(release)
+    assert not report.ok and report.unproven and "too many valid reconstructions" in report.unproven[0]
+
+
 def test_random_inputs_do_form_nested_joints() -> None:
     """The property tests are not vacuous: the generator yields joins of joints and T^r chunks."""
     nested = restricted = 0
