@@ -218,28 +218,27 @@ def accuracy_one_to_one(outcomes: Sequence[RecordOutcome], part: str, inputs: In
                    lambda o, orig: float(len((o.anchor | orig) & (o.anchor | fixed_placed(o, part)))))
 
 
-def accuracy_disassociated(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
-    """Rec(T_i) = C_i / |O_i|, C_1 left out, the records with a non-empty O_i (class reading)."""
+def _over_disassociated(outcomes: Sequence[RecordOutcome], part: str,
+                        value: Callable[[RecordOutcome, frozenset[str], frozenset[str]], float]) -> Measured:
+    """Per record with a non-empty O_i (C_1 left out, as section 5.2.1 does): value(o, O_i, R_i)."""
     ids: list[int] = []
     num: list[float] = []
     for o in outcomes:
-        orig, _got = part_sets(o, part)
+        orig, got = part_sets(o, part)
         if orig:
             ids.append(o.record)
-            num.append(min(1.0, class_hits(o, part) / len(orig)))
+            num.append(value(o, orig, got))
     return ids, num, [1.0] * len(ids)
+
+
+def accuracy_disassociated(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
+    """Rec(T_i) = C_i / |O_i|, C_1 left out, the records with a non-empty O_i (class reading)."""
+    return _over_disassociated(outcomes, part, lambda o, orig, _got: min(1.0, class_hits(o, part) / len(orig)))
 
 
 def transaction_breakage(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
     """Br(T_i) = 1 when some piece of T_i reached an anchor of its class, C_i > 0 (eqs. 5.2-5.3)."""
-    ids: list[int] = []
-    num: list[float] = []
-    for o in outcomes:
-        orig, _got = part_sets(o, part)
-        if orig:
-            ids.append(o.record)
-            num.append(float(class_hits(o, part) > 0))
-    return ids, num, [1.0] * len(ids)
+    return _over_disassociated(outcomes, part, lambda o, _orig, _got: float(class_hits(o, part) > 0))
 
 
 def km_breakage(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
@@ -278,26 +277,12 @@ def wmd(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measure
 
 def accuracy_disassociated_strict(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
     """Rec(T_i) = |R_i & O_i| / |O_i| on the matched anchor, C_1 left out, records with a non-empty O_i."""
-    ids: list[int] = []
-    num: list[float] = []
-    for o in outcomes:
-        orig, got = part_sets(o, part)
-        if orig:
-            ids.append(o.record)
-            num.append(len(orig & got) / len(orig))
-    return ids, num, [1.0] * len(ids)
+    return _over_disassociated(outcomes, part, lambda _o, orig, got: len(orig & got) / len(orig))
 
 
 def transaction_breakage_strict(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
     """Br(T_i) = 1 when |R_i & O_i| > 0 on the matched anchor."""
-    ids: list[int] = []
-    num: list[float] = []
-    for o in outcomes:
-        orig, got = part_sets(o, part)
-        if orig:
-            ids.append(o.record)
-            num.append(1.0 if len(orig & got) > 0 else 0.0)
-    return ids, num, [1.0] * len(ids)
+    return _over_disassociated(outcomes, part, lambda _o, orig, got: 1.0 if orig & got else 0.0)
 
 
 def transaction_breakage_literal(outcomes: Sequence[RecordOutcome], part: str, inputs: Inputs) -> Measured:
