@@ -64,8 +64,15 @@ def build_release(  # noqa: C901 (older code, at most 20)
     ``record_ids[i]`` (default: ``i``).
     """
 
+    # One Python int per record, shared by every list of the truth that names it (members, record,
+    # term and shared chunks; a record is named several times), instead of a new int per mention.
+    members = np.concatenate(table.clusters) if table.clusters else np.zeros(0, dtype=np.int64)
+    n_positions = int(members.max()) + 1 if len(members) else 0  # every record of the table is a member
+    record_objects = np.empty(n_positions, dtype=object)
+    record_objects[:] = list(range(n_positions)) if record_ids is None else record_ids[:n_positions].tolist()
+
     def ids(positions: np.ndarray) -> np.ndarray:
-        return positions if record_ids is None else record_ids[positions]
+        return record_objects[positions]
 
     if "seed" in params:
         raise ValueError("params must not hold the seed: the release is published, the seed is secret")
@@ -148,7 +155,7 @@ def build_release(  # noqa: C901 (older code, at most 20)
     tc_recs = ids(table.entry_record[np.repeat(tc_mask, support)]).tolist()
     tc_ends = np.cumsum(tc_support)
     tc_lists = list(map(tc_recs.__getitem__, map(slice, (tc_ends - tc_support).tolist(), tc_ends.tolist())))
-    member_lists = ids(np.concatenate(table.clusters)).tolist() if n_cl else []
+    member_lists = ids(members).tolist()
     member_bounds = np.cumsum([0] + [len(c) for c in table.clusters]).tolist()
 
     clusters: list[Cluster] = []
