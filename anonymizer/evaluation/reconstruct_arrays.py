@@ -66,7 +66,8 @@ class ArrayPlacement:
     perms: list[np.ndarray]  # per record chunk: its permutation (step 1)
     leaves_of: list[list[int]]  # per joint cluster: its leaves
     below: list[list[int]]  # per joint cluster: the joint clusters strictly below it
-    blocked: dict[tuple[int, int], set[int]]  # (joint, term) -> leaves that already publish the term
+    blocked_keys: np.ndarray  # sorted keys joint * len(terms) + term of the terms some leaves already publish
+    blocked: list[frozenset[int]]  # per key, those leaves (the sub-records holding the term may not go there)
 
     def pieces(self, n_records: int) -> np.ndarray:
         """Sub-records (pieces) per record after steps 1-2."""
@@ -178,70 +179,120 @@ def _expand(pairs_owner: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def _blocked(a: ReleaseArrays, leaves_of: list[list[int]], below: list[list[int]],
-             shared_joint_of_term: np.ndarray) -> dict[tuple[int, int], set[int]]:
-    """(joint, term) -> the leaves of the joint that already publish the term: in their record chunks or term
-    chunk, or in a shared chunk of a joint cluster below (they are the leaves of that joint cluster)."""
+             shared_joint_of_term: np.ndarray) -> tuple[np.ndarray, list[frozenset[int]]]:
+    """The (joint, term) keys ``joint * len(terms) + term`` (sorted) for which some leaves of the joint
+    already publish the term: in their record chunks or term chunk, or in a shared chunk of a joint
+    cluster below (they are the leaves of that joint cluster); and those leaves, per key."""
     width = max(len(a.terms), 1)
     nj = len(a.joint_ids)
-    mine = distinct(shared_joint_of_term * width + a.shared_terms.astype(np.int64))
+    mine = distinct(shared_joint_of_term * width + a.shared_terms)
     mine_off = np.searchsorted(mine // width, np.arange(nj + 1))
+    is_shared = np.zeros(width, dtype=bool)
+    is_shared[a.shared_terms] = True
     chunk_cluster, _ = segments(np.diff(a.chunk_off))
     chunk_of_sub, _ = segments(np.diff(a.sub_off))
     sub_of_term, _ = segments(np.diff(a.term_off))
     tc_owner, _ = segments(np.diff(a.term_chunk_off))
-    leaf_terms = distinct(np.concatenate([chunk_cluster[chunk_of_sub[sub_of_term]] * width + a.sub_terms,
-                                           tc_owner * width + a.term_chunk_terms]))
-    blocked: dict[tuple[int, int], set[int]] = {}
+    listed = np.concatenate([(chunk_cluster[chunk_of_sub[sub_of_term]] * width + a.sub_terms)[is_shared[a.sub_terms]],
+                             (tc_owner * width + a.term_chunk_terms)[is_shared[a.term_chunk_terms]]])
+    listed = distinct(listed)  # (leaf, term) pairs of terms some shared chunk lists
+    listed_off = np.searchsorted(listed // width, np.arange(a.n_clusters + 1))
     pair_joint = np.repeat(np.arange(nj, dtype=np.int64), [len(x) for x in leaves_of])
     pair_leaf = np.asarray([leaf for x in leaves_of for leaf in x], dtype=np.int64)
-    pair, at = _expand(pair_joint, mine_off)
-    term = mine[at] % width
-    key = pair_leaf[pair] * width + term
-    hit = np.flatnonzero(member(key, leaf_terms))
-    for ji, t, leaf in zip(pair_joint[pair[hit]].tolist(), term[hit].tolist(), pair_leaf[pair[hit]].tolist(),
-                           strict=True):
-        blocked.setdefault((ji, t), set()).add(leaf)
+    pair, at = _expand(pair_leaf, listed_off)  # per (joint, leaf) pair, the leaf's listed terms
+    key = pair_joint[pair] * width + listed[at] % width
+    hit = member(key, mine)
+    blocked: dict[int, set[int]] = {}
+    for k, leaf in zip(key[hit].tolist(), pair_leaf[pair[hit]].tolist(), strict=True):
+        blocked.setdefault(k, set()).add(leaf)
     lower_joint = np.repeat(np.arange(nj, dtype=np.int64), [len(x) for x in below])
     lower = np.asarray([b for x in below for b in x], dtype=np.int64)
-    pair, at = _expand(lower, mine_off)
-    term = mine[at] % width
-    hit = np.flatnonzero(member(lower_joint[pair] * width + term, mine))
-    for ji, t, b in zip(lower_joint[pair[hit]].tolist(), term[hit].tolist(), lower[pair[hit]].tolist(), strict=True):
-        blocked.setdefault((ji, t), set()).update(leaves_of[b])
-    return blocked
+    pair, at = _expand(lower, mine_off)  # per (joint, joint below) pair, the lower one's shared terms
+    key = lower_joint[pair] * width + mine[at] % width
+    hit = member(key, mine)
+    for k, b in zip(key[hit].tolist(), lower[pair[hit]].tolist(), strict=True):
+        blocked.setdefault(k, set()).update(leaves_of[b])
+    keys = sorted(blocked)
+    return np.asarray(keys, dtype=np.int64), [frozenset(blocked[k]) for k in keys]
 
 
-def _greedy(subs_terms: list[list[int]], blocks: list[frozenset[int] | None], free: list[int],
-            order: list[int], cluster_of: np.ndarray, where: str) -> list[int]:
-    """The greedy pass of step 2 for one chunk with barred sub-records, repaired by augmenting paths."""
+def _bans(a: ReleaseArrays, shared_joint_of_term: np.ndarray, keys: np.ndarray,
+          banned: list[frozenset[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per shared sub-record, the leaves it may not go to (a frozenset) or None (an object array), and
+    whether there are any."""
+    width = max(len(a.terms), 1)
+    term_key = shared_joint_of_term * width + a.shared_terms
+    hit = np.flatnonzero(member(term_key, keys))
+    sub_of_term, _ = segments(np.diff(a.shared_term_off))
+    out = np.full(len(a.shared_term_off) - 1, None, dtype=object)
+    barred = np.zeros(len(out), dtype=bool)
+    if not len(hit):
+        return out, barred
+    sub = sub_of_term[hit]
+    which = np.searchsorted(keys, term_key[hit])
+    table = np.empty(len(banned), dtype=object)
+    table[:] = banned
+    n_hits = np.bincount(sub, minlength=len(out))
+    single = n_hits[sub] == 1
+    out[sub[single]] = table[which[single]]
+    several = ~single
+    for g, idx in zip(sub[several].tolist(), which[several].tolist(), strict=True):
+        out[g] = banned[idx] if out[g] is None else out[g] | banned[idx]
+    barred[sub] = True
+    return out, barred
+
+
+def _greedy(bans: list[frozenset[int] | None], free: list[int], free_cluster: list[int], order: list[int],
+            cluster_of: np.ndarray, where: str, whole: bool) -> list[int] | None:
+    """The greedy pass of step 2 for one chunk with barred sub-records: each sub-record, in ``order``,
+    takes the last free record (``free_cluster``: their clusters) of a leaf it may go to; a dead end
+    is repaired by an augmenting path. ``free`` may be only the end of the free records (``whole``
+    False): then None when the pass needs more of them."""
 
     def fits(slot: int, i: int) -> bool:
-        b = blocks[i]
+        b = bans[i]
         return b is None or int(cluster_of[slot]) not in b
 
-    chosen: list[int | None] = [None] * len(subs_terms)
+    chosen: list[int | None] = [None] * len(bans)
     for i in order:
-        b = blocks[i]
-        if b is None:
-            chosen[i] = free.pop()
-            continue
-        for idx in range(len(free) - 1, -1, -1):
-            if int(cluster_of[free[idx]]) not in b:
-                chosen[i] = free.pop(idx)
-                break
-        else:
-            if not augment(i, chosen, free, fits):
-                raise InputError(
-                    f"{where}: no valid reconstruction: sub-record {i} fits no record of the joint cluster's "
-                    "leaves (each leaf it may go to, i.e. whose chunks list none of its terms, already takes "
-                    "one sub-record of this chunk on every record)"
-                )
-    return [int(x) for x in chosen]  # type: ignore[arg-type]
+        b = bans[i]
+        idx = len(free) - 1
+        if b is not None:
+            while idx >= 0 and free_cluster[idx] in b:
+                idx -= 1
+            if idx < 0:
+                if not whole:
+                    return None
+                if not augment(i, chosen, free, fits):
+                    raise InputError(
+                        f"{where}: no valid reconstruction: sub-record {i} fits no record of the joint cluster's "
+                        "leaves (each leaf it may go to, i.e. whose chunks list none of its terms, already takes "
+                        "one sub-record of this chunk on every record)"
+                    )
+                free_cluster[:] = cluster_of[free].tolist() if free else []
+                continue
+        chosen[i] = free.pop(idx)
+        free_cluster.pop(idx)
+    return chosen  # type: ignore[return-value]  # every entry is set
+
+
+def _greedy_chunk(bans: list[frozenset[int] | None], perm: np.ndarray, slots: np.ndarray, slot_cluster: np.ndarray,
+                  order: list[int], cluster_of: np.ndarray, where: str) -> list[int]:
+    """:func:`_greedy` with the free records ``slots[perm]``: on the last 2n + 64 of them first (the pass pops
+    from the end), on all if it must."""
+    tail = min(len(perm), 2 * len(bans) + 64)
+    if tail < len(perm):
+        end = perm[-tail:]
+        out = _greedy(bans, slots[end].tolist(), slot_cluster[end].tolist(), order, cluster_of, where, False)
+        if out is not None:
+            return out
+    out = _greedy(bans, slots[perm].tolist(), slot_cluster[perm].tolist(), order, cluster_of, where, True)
+    assert out is not None
+    return out
 
 
 def _place_shared(a: ReleaseArrays, offset: np.ndarray, cluster_of: np.ndarray, leaves_of: list[list[int]],
-                  blocked: dict[tuple[int, int], set[int]], shared_joint_of_term: np.ndarray,
-                  rng: np.random.Generator) -> np.ndarray:
+                  bans: np.ndarray, barred: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Step 2: per shared chunk, a permutation of its joint cluster's records and one of its sub-records."""
     size = a.cluster_size
     leaf_flat = np.asarray([leaf for x in leaves_of for leaf in x], dtype=np.int64)
@@ -269,35 +320,24 @@ def _place_shared(a: ReleaseArrays, offset: np.ndarray, cluster_of: np.ndarray, 
         chunk, t = segments(chunk_n[:n_ok])
         pick = p1[p1_base[chunk] + chunk_l[chunk] - 1 - t]
         record[a.shared_sub_off[chunk] + p2] = slots[slot_base[chunk_joint[chunk]] + pick]
-    width = max(len(a.terms), 1)
-    barred = member(shared_joint_of_term * width + a.shared_terms, distinct(np.fromiter(
-        (ji * width + t for ji, t in blocked), dtype=np.int64, count=len(blocked))))
-    sub_of_term, _ = segments(np.diff(a.shared_term_off))
     chunk_of_sub, _ = segments(chunk_n)
-    for c in distinct(chunk_of_sub[sub_of_term[barred]]).tolist():
+    slot_cluster = cluster_of[slots]
+    for c in distinct(chunk_of_sub[np.flatnonzero(barred)]).tolist():
         if c >= n_ok:
             break
         ji = int(chunk_joint[c])
         lo, hi = int(a.shared_sub_off[c]), int(a.shared_sub_off[c + 1])
-        bounds = a.shared_term_off[lo:hi + 1].tolist()
-        terms = a.shared_terms[bounds[0]:bounds[-1]].tolist()
-        subs = [terms[x - bounds[0]:y - bounds[0]] for x, y in zip(bounds[:-1], bounds[1:], strict=True)]
-        blocks = [_union([blocked[(ji, t)] for t in sub if (ji, t) in blocked]) for sub in subs]
-        joint_slots = slots[slot_base[ji]:slot_base[ji] + n_slots[ji]]
+        base = int(slot_base[ji])
         where = f"joint cluster {a.joint_ids[ji]} shared chunk {int(chunk_index[c])}"
-        record[lo:hi] = _greedy(subs, blocks, joint_slots[first[c]].tolist(), second[c].tolist(), cluster_of, where)
+        joint = slice(base, base + int(n_slots[ji]))
+        record[lo:hi] = _greedy_chunk(bans[lo:hi].tolist(), first[c], slots[joint], slot_cluster[joint],
+                                      second[c].tolist(), cluster_of, where)
     if n_ok < len(chunk_n):
         c = n_ok
         raise InputError(f"joint cluster {a.joint_ids[int(chunk_joint[c])]} shared chunk {int(chunk_index[c])}: "
                          f"no valid reconstruction: {int(chunk_n[c])} sub-records exceed the {int(chunk_l[c])} "
                          "records of its leaves")
     return record
-
-
-def _union(sets: list[set[int]]) -> frozenset[int] | None:
-    if not sets:
-        return None
-    return frozenset(sets[0]) if len(sets) == 1 else frozenset().union(*sets)
 
 
 def place_chunks(a: ReleaseArrays, rng: np.random.Generator) -> ArrayPlacement:
@@ -312,10 +352,11 @@ def place_chunks(a: ReleaseArrays, rng: np.random.Generator) -> ArrayPlacement:
     chunk_of_sub, _ = segments(np.diff(a.shared_sub_off))
     sub_of_term, _ = segments(np.diff(a.shared_term_off))
     joint_of_term = chunk_joint[chunk_of_sub[sub_of_term]]
-    blocked = _blocked(a, leaves_of, below, joint_of_term)
-    record_of_shared = _place_shared(a, offset, cluster_of, leaves_of, blocked, joint_of_term, rng)
+    keys, banned = _blocked(a, leaves_of, below, joint_of_term)
+    bans, barred = _bans(a, joint_of_term, keys, banned)
+    record_of_shared = _place_shared(a, offset, cluster_of, leaves_of, bans, barred, rng)
     return ArrayPlacement(offset, cluster_of, tc_off, tc_terms, record_of_sub, record_of_shared, perms, leaves_of,
-                          below, blocked)
+                          below, keys, banned)
 
 
 def to_states(a: ReleaseArrays, p: ArrayPlacement) -> tuple[list[ClusterState], SharedChunks, JointForest]:
@@ -345,6 +386,9 @@ def to_states(a: ReleaseArrays, p: ArrayPlacement) -> tuple[list[ClusterState], 
             st.n_record_pieces += n
         states.append(st)
     shared = SharedChunks()
+    width = max(len(a.terms), 1)
+    blocked = {(key // width, key % width): leaves for key, leaves in zip(p.blocked_keys.tolist(), p.blocked,
+                                                                          strict=True)}
     chunk_joint, _ = segments(np.diff(a.shared_chunk_off))
     s_terms, s_term_off, s_sub_off = a.shared_terms.tolist(), a.shared_term_off.tolist(), a.shared_sub_off.tolist()
     rec = p.record_of_shared.tolist()
@@ -352,7 +396,7 @@ def to_states(a: ReleaseArrays, p: ArrayPlacement) -> tuple[list[ClusterState], 
     for c, ji in enumerate(chunk_joint.tolist()):
         shared.joint.append(ji)
         terms = set(s_terms[s_term_off[s_sub_off[c]]:s_term_off[s_sub_off[c + 1]]])
-        shared.blocked.append({t: frozenset(p.blocked[(ji, t)]) for t in terms if (ji, t) in p.blocked})
+        shared.blocked.append({t: blocked[(ji, t)] for t in terms if (ji, t) in blocked})
         for g in range(s_sub_off[c], s_sub_off[c + 1]):
             st = states[int(cluster_of[rec[g]])]
             st.add_shared(rec[g] - st.offset, c, tuple(s_terms[s_term_off[g]:s_term_off[g + 1]]))
