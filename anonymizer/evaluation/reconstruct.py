@@ -58,8 +58,12 @@ record holding two to an empty one.
    least that many records); the other holders are uniformly random records of the cluster.
 
 Records come out cluster by cluster, in the release's cluster order; the same seed always
-gives the same dataset. Steps 1-2 are in :mod:`anonymizer.evaluation.reconstruct_chunks`, steps
-3-4 in :mod:`anonymizer.evaluation.reconstruct_balance`; step 5 and the assembly are here.
+gives the same dataset. Steps 1-2 run on the release's arrays in
+:mod:`anonymizer.evaluation.reconstruct_arrays` (their object form, which draws the same random
+numbers, is :mod:`anonymizer.evaluation.reconstruct_chunks`); steps 3-4, on the object form, in
+:mod:`anonymizer.evaluation.reconstruct_balance`, only for a release that needs them; step 5 on
+arrays in :mod:`anonymizer.evaluation.reconstruct_terms` (on the object form, :func:`_cells`, after
+steps 3-4); the assembly is here.
 """
 
 from __future__ import annotations

@@ -5,7 +5,11 @@ record-chunk sub-records are matched to its records by a random permutation (ste
 shared chunk's sub-records, deepest joint cluster first, to distinct records of the joint
 cluster's leaves they may go to (step 2, a random greedy pass repaired by augmenting paths).
 The working state (:class:`ClusterState`, :class:`SharedChunks`, :class:`JointForest`) is
-shared with the later steps.
+shared with the later steps. :func:`reconstruct` runs steps 1-2 on arrays
+(:mod:`anonymizer.evaluation.reconstruct_arrays`, the same random numbers in the same order) and
+builds this state only for releases that need steps 3-4; :func:`place_record_chunks` and
+:func:`place_shared_chunks` stay as the reference the array path is tested against
+(``tests/test_perf_reconstruct.py``).
 """
 
 from __future__ import annotations
