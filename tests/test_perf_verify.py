@@ -75,31 +75,3 @@ def test_report_on_arrays_equals_the_report_on_the_json_object(engine_release, k
     assert fast["ok"] == (k == 3)
     if k > 3:
         assert any("fewer than k" in line for line in fast["violations"])
-
-
-def greedy_take(free: dict[int, int], allowed: tuple[int, ...], n: int) -> dict[int, int]:
-    """The one-sub-record-at-a-time heap pass _take replaced (the reference)."""
-    import heapq
-
-    free = dict(free)
-    out: dict[int, int] = {}
-    heap = [(-free[q], q) for q in allowed if free[q]]
-    heapq.heapify(heap)
-    while n and heap:
-        f, q = heapq.heappop(heap)
-        free[q] -= 1
-        out[q] = out.get(q, 0) + 1
-        n -= 1
-        if f < -1:
-            heapq.heappush(heap, (f + 1, q))
-    return out
-
-
-@settings(max_examples=400, deadline=None)
-@given(free=st.dictionaries(st.integers(0, 9), st.integers(0, 12), min_size=1, max_size=8), n=st.integers(0, 60),
-       data=st.data())
-def test_take_equals_the_heap_pass(free, n, data):
-    from anonymizer.evaluation.exact_proof import _take
-
-    allowed = tuple(data.draw(st.lists(st.sampled_from(sorted(free)), unique=True)))
-    assert _take(free, allowed, n) == greedy_take(free, allowed, n)

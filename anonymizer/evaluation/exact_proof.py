@@ -8,6 +8,7 @@ docstring of :func:`prove_component`, the closed form it rests on in :mod:`anony
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -85,41 +86,24 @@ def _placeable(types: Sequence[tuple[int, tuple[int, ...], bool]], sizes: Mappin
     return _max_flow(graph, "s", "t") == need
 
 
-def _take(free: dict[int, int], allowed: Sequence[int], n: int) -> dict[int, int]:
-    """What ``n`` sub-records take from ``free`` when each goes to the allowed leaf with the most free
-    records (ties: the smallest leaf), one after another, as long as some allowed leaf has a free
-    record: computed at once. The leaves are levelled down to the lowest level L whose levelling
-    costs at most n; the r sub-records left take one record each from the r smallest leaves at L."""
-    have = {q: free[q] for q in allowed if free[q]}
-    if n >= sum(have.values()):
-        return have
-    lo, hi = 1, max(have.values())  # the levelling to L costs g(L) = sum(max(0, f - L)); g(0) > n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if sum(f - mid for f in have.values() if f > mid) <= n:
-            hi = mid
-        else:
-            lo = mid + 1
-    taken = {q: f - lo for q, f in have.items() if f > lo}
-    extra = n - sum(taken.values())
-    for q in sorted(q for q, f in have.items() if f >= lo)[:extra]:
-        taken[q] = taken.get(q, 0) + 1
-    return taken
-
-
 def _placement(types: Sequence[tuple[int, tuple[int, ...]]], sizes: Mapping[int, int]) -> dict | None:
     """A placement of every sub-record of a shared chunk, (type, leaf) -> count, spread over the
     leaves: greedily (the most constrained types first, each sub-record to the allowed leaf with
-    the most free records, :func:`_take`), else by max flow; None if there is none."""
+    the most free records), else by max flow; None if there is none."""
     free = dict(sizes)
     out: Counter = Counter()
     for i in sorted(range(len(types)), key=lambda i: len(types[i][1])):
         n, allowed = types[i]
-        taken = _take(free, allowed, n)
-        for q, c in taken.items():
-            free[q] -= c
-            out[(i, q)] += c
-        if sum(taken.values()) < n:
+        heap = [(-free[q], q) for q in allowed if free[q]]
+        heapq.heapify(heap)
+        while n and heap:
+            f, q = heapq.heappop(heap)
+            free[q] -= 1
+            out[(i, q)] += 1
+            n -= 1
+            if f < -1:
+                heapq.heappush(heap, (f + 1, q))
+        if n:
             break
     else:
         return out
