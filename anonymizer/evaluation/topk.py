@@ -45,6 +45,12 @@ __all__ = ["DEFAULT_TIE_FACTOR", "TopK", "itemset_supports", "top_k_search", "to
 _GRAM_LIMIT = 50_000_000
 """Work and output bound (entries) under which all pair supports come from one sparse product."""
 
+_BITS_LIMIT = 1 << 23
+"""Most 64-bit words of the row bitsets (one per kept item, 64 MiB); larger data count by gathering only."""
+
+_GATHER_COST = 4
+"""Cost of gathering and counting one entry of a tid-list's rows, in ANDed-and-counted 64-bit words."""
+
 DEFAULT_TIE_FACTOR = 10
 """Default cap on a top-K answer: at most this many times K itemsets (ties at the K-th support)."""
 
@@ -107,7 +113,11 @@ class _RankedItems:
 
     ``r``/``rptr`` hold each row's ranks (rows without a kept item dropped), ``col_rows``/``cptr``
     the rows holding each rank (tid-lists), ``pairs`` all pair supports (upper triangle) when one
-    sparse product is cheap enough (``_GRAM_LIMIT``), else None.
+    sparse product is cheap enough (``_GRAM_LIMIT``), else None. ``bits`` holds the same tid-lists
+    as row bitsets (rank x 64-row words) when they fit ``_BITS_LIMIT``: on dense data (few items
+    held by many rows, the upper levels of a hierarchy) an extension's support is then one AND and
+    popcount per word instead of a gather of every entry of the rows (:meth:`children` picks the
+    cheaper way per itemset; both count the same rows).
     """
 
     item_of: np.ndarray
@@ -118,6 +128,7 @@ class _RankedItems:
     cptr: np.ndarray
     pairs: Any
     floor: int
+    bits: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -132,22 +143,60 @@ class _RankedItems:
             got = _intersect_sorted(got, col_rows[cptr[j]:cptr[j + 1]])
         return got
 
-    def children(self, items: tuple[int, ...], size: int, bound: int) -> Iterable[tuple[int, int]] | None:
+    def children(self, items: tuple[int, ...], size: int, bound: int,
+                 support: int) -> Iterable[tuple[int, int]] | None:
         """(rank, support) of every one-item extension by a later rank whose support reaches ``bound``;
-        None when no row holding ``items`` holds a later rank."""
+        None when no row holding ``items`` (``support`` rows) holds a later rank."""
         last = items[-1]
         if size == 1 and self.pairs is not None:
             lo, hi = self.pairs.indptr[last], self.pairs.indptr[last + 1]
             cols, vals = self.pairs.indices[lo:hi], self.pairs.data[lo:hi]
             sel = vals >= bound
             return zip(cols[sel].tolist(), vals[sel].tolist(), strict=True)
-        ents = self.r[_gather(self.rptr, self.rows_of(items))]
-        ents = ents[ents > last]
-        if ents.size == 0:
-            return None
-        counts = np.bincount(ents - (last + 1))
+        if self.bits is not None and self._bits_cheaper(items, support):
+            counts = self._later_counts_bits(items)
+            if not counts.any():
+                return None
+        else:
+            ents = self.r[_gather(self.rptr, self.rows_of(items))]
+            ents = ents[ents > last]
+            if ents.size == 0:
+                return None
+            counts = np.bincount(ents - (last + 1))
         ext = np.flatnonzero(counts >= bound)
         return zip((ext + last + 1).tolist(), counts[ext].tolist(), strict=True)
+
+    def _bits_cheaper(self, items: tuple[int, ...], support: int) -> bool:
+        """Whether counting by bitsets costs less than gathering the ``support`` rows' entries."""
+        words = self.bits.shape[1]
+        later = self.n - items[-1] - 1
+        gather = _GATHER_COST * support * (self.r.size / max(self.rptr.size - 1, 1))
+        return len(items) * words + later * min(words, support) < gather
+
+    def _later_counts_bits(self, items: tuple[int, ...]) -> np.ndarray:
+        """Support of ``items`` + j for every later rank j, from the row bitsets."""
+        held = np.bitwise_and.reduce(self.bits[list(items)], axis=0)
+        nz = np.flatnonzero(held)
+        later = self.bits[items[-1] + 1:, nz]
+        later &= held[nz]
+        return np.bitwise_count(later).sum(axis=1, dtype=np.int64)
+
+
+def _row_bits(col_rows: np.ndarray, cptr: np.ndarray, n_rows: int) -> np.ndarray | None:
+    """The tid-lists as bitsets (rank x ceil(rows / 64) words, bit ``i % 64`` of word ``i // 64`` for row i);
+    None past ``_BITS_LIMIT``."""
+    n = cptr.size - 1
+    words = (n_rows + 63) // 64
+    if n == 0 or n * words > _BITS_LIMIT:
+        return None
+    rank = np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr))
+    key = rank * words + (col_rows >> 6)  # ascending: tid-lists are sorted, ranks in order
+    vals = np.left_shift(np.uint64(1), (col_rows & 63).astype(np.uint64))
+    bits = np.zeros(n * words, dtype=np.uint64)
+    if key.size:
+        starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+        bits[key[starts]] = np.bitwise_or.reduceat(vals, starts)
+    return bits.reshape(n, words)
 
 
 def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports: np.ndarray, present: np.ndarray,
@@ -184,7 +233,8 @@ def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports:
     if n * n <= _GRAM_LIMIT and int((row_len * row_len).sum()) <= _GRAM_LIMIT:
         mat = sp.csr_matrix((np.ones(r.size, dtype=np.int64), r, rptr), shape=(n_rows, n))
         pairs = sp.triu(mat.T @ mat, k=1, format="csr")
-    return _RankedItems(kept, supports[kept], r, rptr, row_id[corder], cptr, pairs, floor)
+    col_rows = row_id[corder]
+    return _RankedItems(kept, supports[kept], r, rptr, col_rows, cptr, pairs, floor, _row_bits(col_rows, cptr, n_rows))
 
 
 def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
@@ -216,7 +266,7 @@ def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
             bound = max(bound, s)
         if max_size is not None and size >= max_size or items[-1] == n - 1:
             continue
-        children = ranked.children(items, size, bound)
+        children = ranked.children(items, size, bound, s)
         if children is None:
             continue
         for j, c in children:
