@@ -50,8 +50,8 @@ _PAIRS_LIMIT = 1 << 22
 _PAIR_BLOCK = 1 << 22
 """Most (row, pair) keys counted in one block of :func:`_pair_counts`."""
 
-_BITS_LIMIT = 1 << 23
-"""Most 64-bit words of the row bitsets (one per kept item, 64 MiB); larger data count by gathering only."""
+_BITS_LIMIT = 1 << 24
+"""Most 64-bit words of the row bitsets (one per kept item, 128 MiB); larger data count by gathering only."""
 
 _GATHER_COST = 4
 """Cost of gathering and counting one entry of a tid-list's rows, in ANDed-and-counted 64-bit words."""
@@ -251,23 +251,31 @@ def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports:
     col_rows = row_id[col_pos]
     cptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(r, minlength=n), out=cptr[1:])
-    pairs = _pair_counts(r, rptr, n)
     bits = None
     if n * ((n_rows + 63) // 64) <= _BITS_LIMIT:
         bits = _bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)) * n_rows + col_rows, n_rows, n)
+    pairs = _pair_counts(r, rptr, n, bits)
     return _RankedItems(kept, supports[kept], r, rptr, col_rows, col_pos, cptr, pairs, floor, bits)
 
 
-def _pair_counts(r: np.ndarray, rptr: np.ndarray, n: int) -> np.ndarray | sp.csr_matrix | None:
+def _pair_counts(r: np.ndarray, rptr: np.ndarray, n: int,
+                 bits: np.ndarray | None) -> np.ndarray | sp.csr_matrix | None:
     """All pair supports ``P[a, b]`` (a < b) of a CSR of sorted ranks: dense when the matrix is small
-    (``_PAIRS_LIMIT`` cells; rows of one length at a time, every (a, b) position pair of a row, counted by
-    bincount), else a sparse product's upper triangle; None when that is too costly (``_GRAM_LIMIT``)."""
+    (``_PAIRS_LIMIT`` cells; from the row bitsets when few items are dense, else every (a, b) position pair
+    of the rows, rows of one length at a time, counted by bincount), else a sparse product's upper triangle;
+    None when that is too costly (``_GRAM_LIMIT``)."""
     lens = np.diff(rptr)
-    if n * n > _GRAM_LIMIT or int((lens * lens).sum()) > _GRAM_LIMIT:
+    work = int((lens * lens).sum())
+    if n * n > _GRAM_LIMIT or work > _GRAM_LIMIT:
         return None
     if n * n > _PAIRS_LIMIT:
         mat = sp.csr_matrix((np.ones(r.size, dtype=np.int64), r, rptr), shape=(lens.size, n))
         return sp.triu(mat.T @ mat, k=1, format="csr")
+    if bits is not None and n * n * bits.shape[1] <= _GATHER_COST * work:
+        dense = np.zeros((n, n), dtype=np.int64)
+        for a in range(n - 1):
+            dense[a, a + 1:] = np.bitwise_count(bits[a + 1:] & bits[a]).sum(axis=1, dtype=np.int64)
+        return dense
     counts = np.zeros(n * n, dtype=np.int64)
     keys: list[np.ndarray] = []
     pending = 0
