@@ -1,0 +1,191 @@
+"""The counting side of Apriori Anonymization (:mod:`anonymizer.baselines.apriori`): the data published
+under a cut and its unsafe itemsets, on arrays, never one record at a time in Python.
+
+* :func:`row_sorted_leaves`: every record's items as leaf-order positions, ascending within the record.
+  A cut maps leaves to nodes monotonically (the cut's subtrees are disjoint preorder ranges), so the
+  published nodes of a record come out ascending too and :func:`publish` drops repeats by comparing
+  neighbours (no sort per pass).
+* :func:`unsafe_itemsets`: the i-itemsets of the published data held by 1..k-1 records, in the
+  order of the count tree (lexicographic by preorder id), as an ``(n, i)`` array. Given ``new``
+  (the nodes that entered the cut during the previous pass of the same round) only the itemsets
+  holding a new node are counted: every unsafe itemset of the previous pass lost a node from the
+  cut during that pass (it was fixed, which lifts one of its nodes, or skipped because one had been
+  lifted), and the support of an itemset of cut nodes does not depend on the rest of the cut, so
+  an itemset of old nodes that is still in the cut is safe. The counts stay on the records that
+  hold a new node.
+* :func:`sorted_labelled_records`: the release's records (sorted distinct labels, the records sorted)
+  from the published arrays, ordered by label ranks without comparing strings per record.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from corpora.common.errors import InputError
+
+__all__ = ["MAX_COMBINATIONS", "row_sorted_leaves", "publish", "unsafe_itemsets", "sorted_labelled_records",
+           "lexicographic_order"]
+
+MAX_COMBINATIONS = 200_000_000
+"""Most itemset occurrences (sum over records of C(length, i)) counted in one pass for i >= 3."""
+
+_BLOCK = 2_000_000
+"""Combinations enumerated in one numpy block (records of one length)."""
+
+
+def row_sorted_leaves(indptr: np.ndarray, indices: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row of every entry, leaf of every entry) with each row's leaves ascending; rows as in ``indptr``."""
+    n_rows = indptr.size - 1
+    row = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(indptr))
+    leaf = positions[indices.astype(np.int64)] if indices.size else np.zeros(0, dtype=np.int64)
+    if leaf.size > 1:
+        same_row = row[1:] == row[:-1]
+        if bool(np.any(same_row & (leaf[1:] < leaf[:-1]))):
+            width = int(positions.max()) + 1
+            key = np.sort(row * width + leaf)
+            leaf = key - row * width
+    return row, leaf
+
+
+def publish(row: np.ndarray, leaf: np.ndarray, gen: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row pointer, nodes) of the data published under ``gen``: each record's distinct nodes, ascending."""
+    nodes = gen[leaf]
+    keep = np.ones(nodes.size, dtype=bool)
+    if nodes.size > 1:
+        np.not_equal(nodes[1:], nodes[:-1], out=keep[1:])
+        keep[1:] |= row[1:] != row[:-1]
+    nodes = nodes[keep]
+    ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row[keep], minlength=n_rows), out=ptr[1:])
+    return ptr, nodes
+
+
+def unsafe_itemsets(ptr: np.ndarray, nodes: np.ndarray, n_nodes: int, i: int, k: int,
+                    new: np.ndarray | None = None) -> np.ndarray:
+    """The published i-itemsets with support 1..k-1 (those holding a node of ``new`` only, when given)."""
+    if i == 1:
+        counts = np.bincount(nodes, minlength=n_nodes)
+        bad = (counts > 0) & (counts < k)
+        if new is not None:
+            bad &= new
+        return np.flatnonzero(bad).astype(np.int64)[:, None]
+    if i == 2:
+        return _unsafe_pairs(ptr, nodes, n_nodes, k, new)
+    return _unsafe_by_enumeration(ptr, nodes, i, k, new)
+
+
+def _unsafe_pairs(ptr: np.ndarray, nodes: np.ndarray, n_nodes: int, k: int, new: np.ndarray | None) -> np.ndarray:
+    """Unsafe pairs from one sparse product: the published matrix's Gram (its new columns' rows, given ``new``)."""
+    n_rows = ptr.size - 1
+    mat = sp.csr_matrix((np.ones(nodes.size, dtype=np.int32), nodes, ptr), shape=(n_rows, n_nodes))
+    if new is None:
+        gram = mat.T.tocsr() @ mat
+    else:
+        held = new[nodes]
+        rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(ptr))[held]
+        part = sp.csr_matrix((np.ones(rows.size, dtype=np.int32), (rows, nodes[held])), shape=(n_rows, n_nodes))
+        gram = part.T.tocsr() @ mat
+    gram.sort_indices()  # row-major order: lexicographic (row node, column node)
+    a = np.repeat(np.arange(n_nodes, dtype=np.int64), np.diff(gram.indptr))
+    b = gram.indices.astype(np.int64)
+    c = gram.data
+    if new is None:
+        sel = (c > 0) & (c < k) & (a < b)
+        return np.stack([a[sel], b[sel]], axis=1)
+    sel = (c > 0) & (c < k) & (a != b) & (~new[b] | (a < b))
+    a, b = a[sel], b[sel]
+    key = np.sort(np.minimum(a, b) * n_nodes + np.maximum(a, b))
+    return np.stack([key // n_nodes, key % n_nodes], axis=1)
+
+
+def _unsafe_by_enumeration(ptr: np.ndarray, nodes: np.ndarray, i: int, k: int, new: np.ndarray | None) -> np.ndarray:
+    """Unsafe i-itemsets (i >= 3) by enumerating the records' i-combinations, records grouped by length."""
+    lengths = np.diff(ptr)
+    total = sum(math.comb(int(L), i) * int(c) for L, c in zip(*np.unique(lengths, return_counts=True), strict=True))
+    if total > MAX_COMBINATIONS:
+        raise InputError(f"apriori: counting {i}-itemsets needs {total:,} combinations (more than "
+                         f"{MAX_COMBINATIONS:,}); use a smaller m or a coarser hierarchy (smaller fan-out)")
+    if total == 0:
+        return np.zeros((0, i), dtype=np.int64)
+    width = int(nodes.max()) + 1
+    if width ** i >= 2**63:
+        raise InputError(f"apriori: hierarchy too large to count {i}-itemsets")
+    counted = lengths >= i
+    if new is not None:
+        held = np.add.reduceat(new[nodes].astype(np.int64), np.minimum(ptr[:-1], max(nodes.size - 1, 0)))
+        counted &= held > 0
+    keys = []
+    for L in np.unique(lengths[counted]).tolist():
+        recs = np.flatnonzero(counted & (lengths == L))
+        combos = np.asarray(list(itertools.combinations(range(L), i)), dtype=np.int64)
+        step = max(1, _BLOCK // max(len(combos), 1))
+        for chunk in range(0, recs.size, step):
+            idx = ptr[recs[chunk:chunk + step]][:, None, None] + combos[None, :, :]
+            vals = nodes[idx]  # (records, combos, i), each record's nodes ascending
+            key = np.zeros(vals.shape[:2], dtype=np.int64)
+            for j in range(i):
+                key = key * width + vals[:, :, j]
+            keys.append(key.ravel())
+    if not keys:
+        return np.zeros((0, i), dtype=np.int64)
+    allkeys = np.sort(np.concatenate(keys))
+    starts = np.flatnonzero(np.concatenate(([True], allkeys[1:] != allkeys[:-1])))
+    counts = np.diff(np.append(starts, allkeys.size))
+    bad = allkeys[starts[counts < k]]
+    out = np.empty((bad.size, i), dtype=np.int64)
+    for j in range(i - 1, -1, -1):
+        out[:, j] = bad % width
+        bad = bad // width
+    if new is not None:
+        out = out[new[out].any(axis=1)]
+    return out
+
+
+def lexicographic_order(ptr: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Row order that sorts the rows (``values[ptr[r]:ptr[r+1]]``, non-negative) as tuples, a prefix first.
+
+    Prefix refinement: every row carries the number of rows known to be smaller (rows tied on their
+    first j values share it); the rows of a tie are re-ranked by their (j+1)-th value (-1 past their
+    end) within the tie's span, until no two rows tie short of equal. The work is bounded by the
+    number of values, one sort per column.
+    """
+    n = ptr.size - 1
+    lengths = np.diff(ptr)
+    rank = np.zeros(n, dtype=np.int64)
+    active = np.arange(n, dtype=np.int64)  # the rows of ties not yet broken
+    j = 0
+    while active.size > 1:
+        col = np.full(active.size, -1, dtype=np.int64)
+        has = lengths[active] > j
+        col[has] = values[ptr[active[has]] + j]
+        order = np.lexsort((col, rank[active]))
+        rows, g, c = active[order], rank[active][order], col[order]
+        pos = np.arange(rows.size, dtype=np.int64)
+        new_group = np.concatenate(([True], g[1:] != g[:-1]))
+        new_sub = new_group | np.concatenate(([False], c[1:] != c[:-1]))
+        group_start = np.maximum.accumulate(np.where(new_group, pos, 0))
+        sub_start = np.maximum.accumulate(np.where(new_sub, pos, 0))
+        rank[rows] = g + sub_start - group_start
+        sizes = np.diff(np.append(np.flatnonzero(new_sub), rows.size))
+        still = np.repeat(sizes > 1, sizes) & (c >= 0)  # a tie of rows that have not ended
+        active = rows[still]
+        j += 1
+    return np.argsort(rank, kind="stable")
+
+
+def sorted_labelled_records(ptr: np.ndarray, nodes: np.ndarray, labels: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Each record's nodes as its sorted distinct labels; the records sorted (as tuples of strings)."""
+    n_nodes = max(len(labels), 1)
+    by_label = sorted(range(len(labels)), key=labels.__getitem__)
+    rank = np.empty(len(labels), dtype=np.int64)
+    rank[np.asarray(by_label, dtype=np.int64)] = np.arange(len(labels), dtype=np.int64)
+    row = np.repeat(np.arange(ptr.size - 1, dtype=np.int64), np.diff(ptr))
+    ranked = np.sort(row * n_nodes + rank[nodes]) - row * n_nodes
+    order = lexicographic_order(ptr, ranked)
+    flat = np.asarray([labels[n] for n in by_label], dtype=object)[ranked].tolist()
+    bounds = ptr.tolist()
+    return [tuple(flat[bounds[r]:bounds[r + 1]]) for r in order.tolist()]
