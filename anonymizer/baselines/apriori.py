@@ -57,6 +57,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import scipy.sparse as sp
 
 from anonymizer.baselines.apriori_counts import (
     MAX_COMBINATIONS,
@@ -105,10 +106,11 @@ class _Engine:
         pos = h.leaf_positions(list(ds.vocabulary))
         self.n_rows = len(ds)
         self.row, self.leaf = row_sorted_leaves(ds.indptr.astype(np.int64), ds.indices, pos)
-        # rows holding each leaf (leaf order), sorted: the leaves' column lists
-        self.col_rows = self.row[np.argsort(self.leaf, kind="stable")]
-        self.col_ptr = np.zeros(h.n_leaves + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.leaf, minlength=h.n_leaves), out=self.col_ptr[1:])
+        # rows holding each leaf (leaf order), sorted: the leaves' column lists (a CSC conversion, no sort)
+        csc = sp.csr_matrix((np.ones(self.leaf.size, dtype=np.int8), self.leaf, ds.indptr.astype(np.int64)),
+                            shape=(self.n_rows, h.n_leaves)).tocsc()
+        self.col_rows = csc.indices.astype(np.int64)
+        self.col_ptr = csc.indptr.astype(np.int64)
         self.leaf_support = np.diff(self.col_ptr).astype(np.float64)
         self.ncp_node = np.where(h.is_leaf, 0.0, h.leaf_count / max(h.n_leaves, 1))
         self.gen = h.leaf_nodes.astype(np.int64).copy()  # published node of every leaf

@@ -186,6 +186,12 @@ def sorted_labelled_records(ptr: np.ndarray, nodes: np.ndarray, labels: tuple[st
     row = np.repeat(np.arange(ptr.size - 1, dtype=np.int64), np.diff(ptr))
     ranked = np.sort(row * n_nodes + rank[nodes]) - row * n_nodes
     order = lexicographic_order(ptr, ranked)
-    flat = np.asarray([labels[n] for n in by_label], dtype=object)[ranked].tolist()
-    bounds = ptr.tolist()
-    return [tuple(flat[bounds[r]:bounds[r + 1]]) for r in order.tolist()]
+    by_rank = np.asarray([labels[n] for n in by_label], dtype=object)
+    lengths = np.diff(ptr)[order]
+    out = np.empty(order.size, dtype=object)
+    for length in np.unique(lengths).tolist():  # records of one length become tuples in C (zip)
+        at = np.flatnonzero(lengths == length)
+        flat = by_rank[ranked[(ptr[order[at]][:, None] + np.arange(length)).ravel()]].tolist()
+        out[at] = np.fromiter(zip(*[iter(flat)] * length, strict=True) if length else [()] * at.size, dtype=object,
+                              count=at.size)
+    return out.tolist()
