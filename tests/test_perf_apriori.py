@@ -13,6 +13,7 @@ import itertools
 import json
 import random
 from collections import Counter
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from anonymizer.baselines import apriori_counts
 from anonymizer.baselines.apriori import AprioriParams, run_apriori
 from anonymizer.baselines.apriori_counts import lexicographic_order, publish, row_sorted_leaves, unsafe_itemsets
 from anonymizer.baselines.generalized import GeneralizedRelease, load_generalized, save_generalized
@@ -113,9 +115,10 @@ def _random_tree(items: list[str], rng: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _check(ds: TransactionDataset, h: Hierarchy, k: int, m: int) -> None:
+def _check(ds: TransactionDataset, h: Hierarchy, k: int, m: int, sparse: bool = False) -> None:
     cut, records, passes, fixes, first = _reference(ds, h, k, m)
-    result = run_apriori(ds, h, AprioriParams(k, m, h.source or "file"))
+    with mock.patch.object(apriori_counts, "DENSE_PAIRS", 0 if sparse else apriori_counts.DENSE_PAIRS):
+        result = run_apriori(ds, h, AprioriParams(k, m, h.source or "file"))
     rel, stats = result.release, result.stats
     assert rel.generalized == cut
     assert rel.records == records
@@ -127,22 +130,24 @@ records_strategy = st.lists(st.lists(st.integers(0, 30).map(lambda i: f"t{i}"), 
 
 
 @settings(max_examples=80, deadline=None)
-@given(records=records_strategy, k=st.integers(2, 5), m=st.integers(1, 3), fanout=st.integers(2, 5))
-def test_fast_engine_equals_reference_balanced(records, k, m, fanout):
+@given(records=records_strategy, k=st.integers(2, 5), m=st.integers(1, 3), fanout=st.integers(2, 5),
+       sparse=st.booleans())
+def test_fast_engine_equals_reference_balanced(records, k, m, fanout, sparse):
     ds = TransactionDataset.from_records(records)
     if k > sum(1 for r in records if r):
         return
-    _check(ds, balanced_hierarchy(ds.vocabulary, fanout), k, m)
+    _check(ds, balanced_hierarchy(ds.vocabulary, fanout), k, m, sparse)
 
 
 @settings(max_examples=60, deadline=None)
-@given(records=records_strategy, k=st.integers(2, 4), m=st.integers(1, 3), seed=st.integers(0, 10**6))
-def test_fast_engine_equals_reference_unbalanced_file(records, k, m, seed):
+@given(records=records_strategy, k=st.integers(2, 4), m=st.integers(1, 3), seed=st.integers(0, 10**6),
+       sparse=st.booleans())
+def test_fast_engine_equals_reference_unbalanced_file(records, k, m, seed, sparse):
     ds = TransactionDataset.from_records(records)
     if k > sum(1 for r in records if r) or not ds.vocabulary:
         return
     h = parse_hierarchy_text(_random_tree(list(ds.vocabulary), random.Random(seed)), "tree.txt")
-    _check(ds, h, k, m)
+    _check(ds, h, k, m, sparse)
 
 
 def test_fast_engine_equals_reference_larger():
@@ -151,11 +156,14 @@ def test_fast_engine_equals_reference_larger():
     records += [[] for _ in range(5)]
     ds = TransactionDataset.from_records(records)
     for fanout, k, m in ((2, 3, 2), (5, 5, 2), (3, 2, 3), (10, 4, 3)):
-        _check(ds, balanced_hierarchy(ds.vocabulary, fanout), k, m)
+        for sparse in (False, True):
+            _check(ds, balanced_hierarchy(ds.vocabulary, fanout), k, m, sparse)
 
 
-def test_restricted_counts_equal_full_counts_minus_old():
+@pytest.mark.parametrize("dense_pairs", [0, apriori_counts.DENSE_PAIRS])
+def test_restricted_counts_equal_full_counts_minus_old(dense_pairs, monkeypatch):
     # every unsafe itemset holding a new node is found by the restricted count, in the same order
+    monkeypatch.setattr(apriori_counts, "DENSE_PAIRS", dense_pairs)
     rng = np.random.default_rng(1)
     for i in (1, 2, 3):
         for _ in range(20):
@@ -171,8 +179,9 @@ def test_restricted_counts_equal_full_counts_minus_old():
             assert part.tolist() == want.tolist()
 
 
-def test_pairs_equal_a_dense_gram():
-    rng = np.random.default_rng(2)
+@pytest.mark.parametrize("dense_pairs", [0, apriori_counts.DENSE_PAIRS])
+def test_pairs_equal_a_dense_gram(dense_pairs, monkeypatch):
+    monkeypatch.setattr(apriori_counts, "DENSE_PAIRS", dense_pairs)
     mat = sp.random(50, 20, density=0.2, random_state=3, format="csr")
     mat.data[:] = 1
     mat.sort_indices()
@@ -180,7 +189,6 @@ def test_pairs_equal_a_dense_gram():
     dense = (mat.T @ mat).toarray()
     want = [[a, b] for a in range(20) for b in range(a + 1, 20) if 0 < dense[a, b] < 4]
     assert unsafe_itemsets(ptr, nodes, 20, 2, 4).tolist() == want
-    assert rng is not None
 
 
 def test_publish_keeps_each_records_distinct_nodes_ascending():

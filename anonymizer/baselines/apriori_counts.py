@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,6 +36,10 @@ MAX_COMBINATIONS = 200_000_000
 
 _BLOCK = 2_000_000
 """Combinations enumerated in one numpy block (records of one length)."""
+
+DENSE_PAIRS = 1 << 22
+"""Largest table (nodes in use, squared) in which pairs are counted by enumeration; a larger one uses a sparse
+product (a record's pairs cost the same either way, but the table needs no second pass nor sorted output)."""
 
 
 def row_sorted_leaves(indptr: np.ndarray, indices: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +84,19 @@ def unsafe_itemsets(ptr: np.ndarray, nodes: np.ndarray, n_nodes: int, i: int, k:
 
 
 def _unsafe_pairs(ptr: np.ndarray, nodes: np.ndarray, n_nodes: int, k: int, new: np.ndarray | None) -> np.ndarray:
-    """Unsafe pairs from one sparse product: the published matrix's Gram (its new columns' rows, given ``new``)."""
+    """Unsafe pairs: counted in a dense table over the nodes in use when it is small (:data:`DENSE_PAIRS`),
+    else from one sparse product, the published matrix's Gram (its new columns' rows, given ``new``)."""
+    counted = _counted_rows(ptr, nodes, 2, new)
+    used = np.flatnonzero(np.bincount(nodes[np.repeat(counted, np.diff(ptr))], minlength=n_nodes))
+    if used.size * used.size <= DENSE_PAIRS:
+        compact = np.zeros(n_nodes, dtype=np.int64)
+        compact[used] = np.arange(used.size, dtype=np.int64)
+        counts = np.zeros(used.size * used.size, dtype=np.int64)
+        for keys in _combination_keys(ptr, compact[nodes], counted, 2, used.size):
+            counts += np.bincount(keys, minlength=counts.size)
+        bad = np.flatnonzero((counts > 0) & (counts < k))  # ascending: lexicographic
+        out = np.stack([used[bad // used.size], used[bad % used.size]], axis=1)
+        return out if new is None else out[new[out].any(axis=1)]
     n_rows = ptr.size - 1
     mat = sp.csr_matrix((np.ones(nodes.size, dtype=np.int32), nodes, ptr), shape=(n_rows, n_nodes))
     if new is None:
@@ -102,6 +119,33 @@ def _unsafe_pairs(ptr: np.ndarray, nodes: np.ndarray, n_nodes: int, k: int, new:
     return np.stack([key // n_nodes, key % n_nodes], axis=1)
 
 
+def _counted_rows(ptr: np.ndarray, nodes: np.ndarray, i: int, new: np.ndarray | None) -> np.ndarray:
+    """Per record, whether its i-itemsets are counted: at least i nodes (and a node of ``new``, given it)."""
+    lengths = np.diff(ptr)
+    counted = lengths >= i
+    if new is not None:
+        row = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
+        counted &= np.bincount(row[new[nodes]], minlength=lengths.size) > 0
+    return counted
+
+
+def _combination_keys(ptr: np.ndarray, values: np.ndarray, counted: np.ndarray, i: int,
+                      width: int) -> Iterator[np.ndarray]:
+    """Blocks of keys ``((v1 * width + v2) * width + ...)`` of the i-combinations of every counted record."""
+    lengths = np.diff(ptr)
+    for length in np.unique(lengths[counted]).tolist():
+        recs = np.flatnonzero(counted & (lengths == length))
+        combos = np.asarray(list(itertools.combinations(range(length), i)), dtype=np.int64)
+        step = max(1, _BLOCK // max(len(combos), 1))
+        for chunk in range(0, recs.size, step):
+            idx = ptr[recs[chunk:chunk + step]][:, None, None] + combos[None, :, :]
+            vals = values[idx]  # (records, combos, i), each record's values ascending
+            key = np.zeros(vals.shape[:2], dtype=np.int64)
+            for j in range(i):
+                key = key * width + vals[:, :, j]
+            yield key.ravel()
+
+
 def _unsafe_by_enumeration(ptr: np.ndarray, nodes: np.ndarray, i: int, k: int, new: np.ndarray | None) -> np.ndarray:
     """Unsafe i-itemsets (i >= 3) by enumerating the records' i-combinations, records grouped by length."""
     lengths = np.diff(ptr)
@@ -114,22 +158,7 @@ def _unsafe_by_enumeration(ptr: np.ndarray, nodes: np.ndarray, i: int, k: int, n
     width = int(nodes.max()) + 1
     if width ** i >= 2**63:
         raise InputError(f"apriori: hierarchy too large to count {i}-itemsets")
-    counted = lengths >= i
-    if new is not None:
-        held = np.add.reduceat(new[nodes].astype(np.int64), np.minimum(ptr[:-1], max(nodes.size - 1, 0)))
-        counted &= held > 0
-    keys = []
-    for L in np.unique(lengths[counted]).tolist():
-        recs = np.flatnonzero(counted & (lengths == L))
-        combos = np.asarray(list(itertools.combinations(range(L), i)), dtype=np.int64)
-        step = max(1, _BLOCK // max(len(combos), 1))
-        for chunk in range(0, recs.size, step):
-            idx = ptr[recs[chunk:chunk + step]][:, None, None] + combos[None, :, :]
-            vals = nodes[idx]  # (records, combos, i), each record's nodes ascending
-            key = np.zeros(vals.shape[:2], dtype=np.int64)
-            for j in range(i):
-                key = key * width + vals[:, :, j]
-            keys.append(key.ravel())
+    keys = list(_combination_keys(ptr, nodes, _counted_rows(ptr, nodes, i, new), i, width))
     if not keys:
         return np.zeros((0, i), dtype=np.int64)
     allkeys = np.sort(np.concatenate(keys))
@@ -140,9 +169,7 @@ def _unsafe_by_enumeration(ptr: np.ndarray, nodes: np.ndarray, i: int, k: int, n
     for j in range(i - 1, -1, -1):
         out[:, j] = bad % width
         bad = bad // width
-    if new is not None:
-        out = out[new[out].any(axis=1)]
-    return out
+    return out if new is None else out[new[out].any(axis=1)]
 
 
 def lexicographic_order(ptr: np.ndarray, values: np.ndarray) -> np.ndarray:
