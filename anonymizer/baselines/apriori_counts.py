@@ -24,7 +24,6 @@ import math
 from collections.abc import Iterator
 
 import numpy as np
-import scipy.sparse as sp
 
 from corpora.common.errors import InputError
 
@@ -37,9 +36,11 @@ MAX_COMBINATIONS = 200_000_000
 _BLOCK = 2_000_000
 """Combinations enumerated in one numpy block (records of one length)."""
 
-DENSE_PAIRS = 1 << 22
-"""Largest table (nodes in use, squared) in which pairs are counted by enumeration; a larger one uses a sparse
-product (a record's pairs cost the same either way, but the table needs no second pass nor sorted output)."""
+DENSE_KEYS = 1 << 22
+"""Largest key space (nodes in use to the power i) counted in one table; a larger one is counted by sorting."""
+
+SORT_BATCH = 1 << 24
+"""Keys sorted at once when counting by sorting (their runs are merged at the end)."""
 
 
 def row_sorted_leaves(indptr: np.ndarray, indices: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,45 +79,31 @@ def unsafe_itemsets(ptr: np.ndarray, nodes: np.ndarray, n_nodes: int, i: int, k:
         if new is not None:
             bad &= new
         return np.flatnonzero(bad).astype(np.int64)[:, None]
-    if i == 2:
-        return _unsafe_pairs(ptr, nodes, n_nodes, k, new)
-    return _unsafe_by_enumeration(ptr, nodes, i, k, new)
-
-
-def _unsafe_pairs(ptr: np.ndarray, nodes: np.ndarray, n_nodes: int, k: int, new: np.ndarray | None) -> np.ndarray:
-    """Unsafe pairs: counted in a dense table over the nodes in use when it is small (:data:`DENSE_PAIRS`),
-    else from one sparse product, the published matrix's Gram (its new columns' rows, given ``new``)."""
-    counted = _counted_rows(ptr, nodes, 2, new)
+    if i >= 3:
+        _check_enumeration(ptr, nodes, i)
+    counted = _counted_rows(ptr, nodes, i, new)
     used = np.flatnonzero(np.bincount(nodes[np.repeat(counted, np.diff(ptr))], minlength=n_nodes))
-    if used.size * used.size <= DENSE_PAIRS:
-        compact = np.zeros(n_nodes, dtype=np.int64)
-        compact[used] = np.arange(used.size, dtype=np.int64)
-        counts = np.zeros(used.size * used.size, dtype=np.int64)
-        for keys in _combination_keys(ptr, compact[nodes], counted, 2, used.size):
-            counts += np.bincount(keys, minlength=counts.size)
-        bad = np.flatnonzero((counts > 0) & (counts < k))  # ascending: lexicographic
-        out = np.stack([used[bad // used.size], used[bad % used.size]], axis=1)
-        return out if new is None else out[new[out].any(axis=1)]
-    n_rows = ptr.size - 1
-    mat = sp.csr_matrix((np.ones(nodes.size, dtype=np.int32), nodes, ptr), shape=(n_rows, n_nodes))
-    if new is None:
-        gram = mat.T.tocsr() @ mat
-    else:
-        held = new[nodes]
-        rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(ptr))[held]
-        part = sp.csr_matrix((np.ones(rows.size, dtype=np.int32), (rows, nodes[held])), shape=(n_rows, n_nodes))
-        gram = part.T.tocsr() @ mat
-    gram.sort_indices()  # row-major order: lexicographic (row node, column node)
-    a = np.repeat(np.arange(n_nodes, dtype=np.int64), np.diff(gram.indptr))
-    b = gram.indices.astype(np.int64)
-    c = gram.data
-    if new is None:
-        sel = (c > 0) & (c < k) & (a < b)
-        return np.stack([a[sel], b[sel]], axis=1)
-    sel = (c > 0) & (c < k) & (a != b) & (~new[b] | (a < b))
-    a, b = a[sel], b[sel]
-    key = np.sort(np.minimum(a, b) * n_nodes + np.maximum(a, b))
-    return np.stack([key // n_nodes, key % n_nodes], axis=1)
+    width = max(int(used.size), 1)
+    compact = np.zeros(n_nodes, dtype=np.int64)
+    compact[used] = np.arange(used.size, dtype=np.int64)
+    keys, counts = _count_keys(_combination_keys(ptr, compact[nodes], counted, i, width), width ** i)
+    bad = keys[counts < k]  # ascending: the itemsets in lexicographic order
+    out = np.empty((bad.size, i), dtype=np.int64)
+    for j in range(i - 1, -1, -1):
+        out[:, j] = used[bad % width] if bad.size else bad
+        bad = bad // width
+    return out if new is None else out[new[out].any(axis=1)]
+
+
+def _check_enumeration(ptr: np.ndarray, nodes: np.ndarray, i: int) -> None:
+    """Refuse (one error line) counting i-itemsets (i >= 3) past :data:`MAX_COMBINATIONS` or past int64 keys."""
+    lengths = np.diff(ptr)
+    total = sum(math.comb(int(L), i) * int(c) for L, c in zip(*np.unique(lengths, return_counts=True), strict=True))
+    if total > MAX_COMBINATIONS:
+        raise InputError(f"apriori: counting {i}-itemsets needs {total:,} combinations (more than "
+                         f"{MAX_COMBINATIONS:,}); use a smaller m or a coarser hierarchy (smaller fan-out)")
+    if total and (int(nodes.max()) + 1) ** i >= 2**63:
+        raise InputError(f"apriori: hierarchy too large to count {i}-itemsets")
 
 
 def _counted_rows(ptr: np.ndarray, nodes: np.ndarray, i: int, new: np.ndarray | None) -> np.ndarray:
@@ -138,38 +125,51 @@ def _combination_keys(ptr: np.ndarray, values: np.ndarray, counted: np.ndarray, 
         combos = np.asarray(list(itertools.combinations(range(length), i)), dtype=np.int64)
         step = max(1, _BLOCK // max(len(combos), 1))
         for chunk in range(0, recs.size, step):
-            idx = ptr[recs[chunk:chunk + step]][:, None, None] + combos[None, :, :]
-            vals = values[idx]  # (records, combos, i), each record's values ascending
-            key = np.zeros(vals.shape[:2], dtype=np.int64)
-            for j in range(i):
-                key = key * width + vals[:, :, j]
+            base = ptr[recs[chunk:chunk + step]][:, None]
+            key = values[base + combos[:, 0]]  # (records, combos); each record's values ascending
+            for j in range(1, i):
+                key = key * width + values[base + combos[:, j]]
             yield key.ravel()
 
 
-def _unsafe_by_enumeration(ptr: np.ndarray, nodes: np.ndarray, i: int, k: int, new: np.ndarray | None) -> np.ndarray:
-    """Unsafe i-itemsets (i >= 3) by enumerating the records' i-combinations, records grouped by length."""
-    lengths = np.diff(ptr)
-    total = sum(math.comb(int(L), i) * int(c) for L, c in zip(*np.unique(lengths, return_counts=True), strict=True))
-    if total > MAX_COMBINATIONS:
-        raise InputError(f"apriori: counting {i}-itemsets needs {total:,} combinations (more than "
-                         f"{MAX_COMBINATIONS:,}); use a smaller m or a coarser hierarchy (smaller fan-out)")
-    if total == 0:
-        return np.zeros((0, i), dtype=np.int64)
-    width = int(nodes.max()) + 1
-    if width ** i >= 2**63:
-        raise InputError(f"apriori: hierarchy too large to count {i}-itemsets")
-    keys = list(_combination_keys(ptr, nodes, _counted_rows(ptr, nodes, i, new), i, width))
-    if not keys:
-        return np.zeros((0, i), dtype=np.int64)
-    allkeys = np.sort(np.concatenate(keys))
-    starts = np.flatnonzero(np.concatenate(([True], allkeys[1:] != allkeys[:-1])))
-    counts = np.diff(np.append(starts, allkeys.size))
-    bad = allkeys[starts[counts < k]]
-    out = np.empty((bad.size, i), dtype=np.int64)
-    for j in range(i - 1, -1, -1):
-        out[:, j] = bad % width
-        bad = bad // width
-    return out if new is None else out[new[out].any(axis=1)]
+def _count_keys(blocks: Iterator[np.ndarray], space: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys of ``blocks`` (ascending, in ``0..space-1``) and how often each occurs.
+
+    A small key space (:data:`DENSE_KEYS`) is one table of counts; a larger one is sorted in batches of
+    :data:`SORT_BATCH` keys, whose (key, count) runs are merged at the end."""
+    if space <= DENSE_KEYS:
+        table = np.zeros(space, dtype=np.int64)
+        for block in blocks:
+            table += np.bincount(block, minlength=space)
+        keys = np.flatnonzero(table)
+        return keys, table[keys]
+    runs: list[tuple[np.ndarray, np.ndarray]] = []
+    batch: list[np.ndarray] = []
+    size = 0
+    for block in itertools.chain(blocks, [None]):
+        if block is not None:
+            batch.append(block)
+            size += block.size
+        if batch and (block is None or size >= SORT_BATCH):
+            runs.append(_runs(np.sort(np.concatenate(batch)), None))
+            batch, size = [], 0
+    if not runs:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if len(runs) == 1:
+        return runs[0]
+    keys = np.concatenate([r[0] for r in runs])
+    order = np.argsort(keys, kind="stable")
+    return _runs(keys[order], np.concatenate([r[1] for r in runs])[order])
+
+
+def _runs(keys: np.ndarray, counts: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys, summed counts) of sorted ``keys`` (each counted once when ``counts`` is None)."""
+    if not keys.size:
+        return keys, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    if counts is None:
+        return keys[starts], np.diff(np.append(starts, keys.size))
+    return keys[starts], np.add.reduceat(counts, starts)
 
 
 def lexicographic_order(ptr: np.ndarray, values: np.ndarray) -> np.ndarray:
