@@ -116,14 +116,21 @@ def _random_tree(items: list[str], rng: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _small_batches():
-    """Count by sorting, in tiny blocks and batches (so that runs are merged), instead of in one table."""
-    return mock.patch.multiple(apriori_counts, DENSE_KEYS=0, SORT_BATCH=5, _BLOCK=7)
+COUNTERS = ("bincount", "sorted-into-table", "sorted-and-merged")
 
 
-def _check(ds: TransactionDataset, h: Hierarchy, k: int, m: int, by_sorting: bool = False) -> None:
+def _counter(how: str):
+    """Count keys one way: the bincount table (the default for small spaces), or by sorting tiny batches of
+    tiny blocks whose runs go into a 32-bit table or are merged."""
+    if how == "bincount":
+        return contextlib.nullcontext()
+    return mock.patch.multiple(apriori_counts, DENSE_KEYS=0, SORT_BATCH=12, _BLOCK=7,
+                               TABLE_KEYS=0 if how == "sorted-and-merged" else apriori_counts.TABLE_KEYS)
+
+
+def _check(ds: TransactionDataset, h: Hierarchy, k: int, m: int, how: str = "bincount") -> None:
     cut, records, passes, fixes, first = _reference(ds, h, k, m)
-    with _small_batches() if by_sorting else contextlib.nullcontext():
+    with _counter(how):
         result = run_apriori(ds, h, AprioriParams(k, m, h.source or "file"))
     rel, stats = result.release, result.stats
     assert rel.generalized == cut
@@ -137,23 +144,23 @@ records_strategy = st.lists(st.lists(st.integers(0, 30).map(lambda i: f"t{i}"), 
 
 @settings(max_examples=80, deadline=None)
 @given(records=records_strategy, k=st.integers(2, 5), m=st.integers(1, 3), fanout=st.integers(2, 5),
-       by_sorting=st.booleans())
-def test_fast_engine_equals_reference_balanced(records, k, m, fanout, by_sorting):
+       how=st.sampled_from(COUNTERS))
+def test_fast_engine_equals_reference_balanced(records, k, m, fanout, how):
     ds = TransactionDataset.from_records(records)
     if k > sum(1 for r in records if r):
         return
-    _check(ds, balanced_hierarchy(ds.vocabulary, fanout), k, m, by_sorting)
+    _check(ds, balanced_hierarchy(ds.vocabulary, fanout), k, m, how)
 
 
 @settings(max_examples=60, deadline=None)
 @given(records=records_strategy, k=st.integers(2, 4), m=st.integers(1, 3), seed=st.integers(0, 10**6),
-       by_sorting=st.booleans())
-def test_fast_engine_equals_reference_unbalanced_file(records, k, m, seed, by_sorting):
+       how=st.sampled_from(COUNTERS))
+def test_fast_engine_equals_reference_unbalanced_file(records, k, m, seed, how):
     ds = TransactionDataset.from_records(records)
     if k > sum(1 for r in records if r) or not ds.vocabulary:
         return
     h = parse_hierarchy_text(_random_tree(list(ds.vocabulary), random.Random(seed)), "tree.txt")
-    _check(ds, h, k, m, by_sorting)
+    _check(ds, h, k, m, how)
 
 
 def test_fast_engine_equals_reference_larger():
@@ -162,12 +169,12 @@ def test_fast_engine_equals_reference_larger():
     records += [[] for _ in range(5)]
     ds = TransactionDataset.from_records(records)
     for fanout, k, m in ((2, 3, 2), (5, 5, 2), (3, 2, 3), (10, 4, 3)):
-        for by_sorting in (False, True):
-            _check(ds, balanced_hierarchy(ds.vocabulary, fanout), k, m, by_sorting)
+        for how in COUNTERS:
+            _check(ds, balanced_hierarchy(ds.vocabulary, fanout), k, m, how)
 
 
-@pytest.mark.parametrize("by_sorting", [False, True])
-def test_restricted_counts_equal_full_counts_minus_old(by_sorting):
+@pytest.mark.parametrize("how", COUNTERS)
+def test_restricted_counts_equal_full_counts_minus_old(how):
     # every unsafe itemset holding a new node is found by the restricted count, in the same order
     rng = np.random.default_rng(1)
     for i in (1, 2, 3):
@@ -178,22 +185,22 @@ def test_restricted_counts_equal_full_counts_minus_old(by_sorting):
                 np.int64)
             ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
             new = rng.random(n_nodes) < 0.3
-            with _small_batches() if by_sorting else contextlib.nullcontext():
+            with _counter(how):
                 full = unsafe_itemsets(ptr, nodes, n_nodes, i, 3)
                 part = unsafe_itemsets(ptr, nodes, n_nodes, i, 3, new)
             want = full[new[full].any(axis=1)] if full.size else full
             assert part.tolist() == want.tolist()
 
 
-@pytest.mark.parametrize("by_sorting", [False, True])
-def test_pairs_equal_a_gram(by_sorting):
+@pytest.mark.parametrize("how", COUNTERS)
+def test_pairs_equal_a_gram(how):
     mat = sp.random(50, 20, density=0.2, random_state=3, format="csr")
     mat.data[:] = 1
     mat.sort_indices()
     ptr, nodes = mat.indptr.astype(np.int64), mat.indices.astype(np.int64)
     dense = (mat.T @ mat).toarray()
     want = [[a, b] for a in range(20) for b in range(a + 1, 20) if 0 < dense[a, b] < 4]
-    with _small_batches() if by_sorting else contextlib.nullcontext():
+    with _counter(how):
         assert unsafe_itemsets(ptr, nodes, 20, 2, 4).tolist() == want
 
 

@@ -39,8 +39,12 @@ _BLOCK = 2_000_000
 DENSE_KEYS = 1 << 22
 """Largest key space (nodes in use to the power i) counted in one table; a larger one is counted by sorting."""
 
+TABLE_KEYS = 1 << 25
+"""Largest key space counted in a table of 32-bit counts fed by sorted batches (128 MiB); a larger one merges
+the batches' runs."""
+
 SORT_BATCH = 1 << 24
-"""Keys sorted at once when counting by sorting (their runs are merged at the end)."""
+"""Most keys sorted at once when counting by sorting."""
 
 
 def row_sorted_leaves(indptr: np.ndarray, indices: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +90,9 @@ def unsafe_itemsets(ptr: np.ndarray, nodes: np.ndarray, n_nodes: int, i: int, k:
     width = max(int(used.size), 1)
     compact = np.zeros(n_nodes, dtype=np.int64)
     compact[used] = np.arange(used.size, dtype=np.int64)
-    keys, counts = _count_keys(_combination_keys(ptr, compact[nodes], counted, i, width), width ** i)
+    lengths = np.diff(ptr)[counted]
+    total = sum(math.comb(int(L), i) * int(c) for L, c in zip(*np.unique(lengths, return_counts=True), strict=True))
+    keys, counts = _count_keys(_combination_keys(ptr, compact[nodes], counted, i, width), width ** i, total)
     bad = keys[counts < k]  # ascending: the itemsets in lexicographic order
     out = np.empty((bad.size, i), dtype=np.int64)
     for j in range(i - 1, -1, -1):
@@ -132,34 +138,54 @@ def _combination_keys(ptr: np.ndarray, values: np.ndarray, counted: np.ndarray, 
             yield key.ravel()
 
 
-def _count_keys(blocks: Iterator[np.ndarray], space: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys of ``blocks`` (ascending, in ``0..space-1``) and how often each occurs.
+def _count_keys(blocks: Iterator[np.ndarray], space: int, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys of ``blocks`` (``total`` keys in ``0..space-1``), ascending, and how often each occurs.
 
-    A small key space (:data:`DENSE_KEYS`) is one table of counts; a larger one is sorted in batches of
-    :data:`SORT_BATCH` keys, whose (key, count) runs are merged at the end."""
+    A key space of at most :data:`DENSE_KEYS` is one table of counts (a bincount per block). A larger
+    one is gathered in batches of at most :data:`SORT_BATCH` keys, each sorted in place into runs of
+    (key, count); the runs go into one table when the space is at most :data:`TABLE_KEYS`, else they
+    are merged with the runs so far (a stable sort of two sorted runs)."""
     if space <= DENSE_KEYS:
-        table = np.zeros(space, dtype=np.int64)
+        counts = np.zeros(space, dtype=np.int64)
         for block in blocks:
-            table += np.bincount(block, minlength=space)
-        keys = np.flatnonzero(table)
-        return keys, table[keys]
-    runs: list[tuple[np.ndarray, np.ndarray]] = []
-    batch: list[np.ndarray] = []
-    size = 0
-    for block in itertools.chain(blocks, [None]):
-        if block is not None:
-            batch.append(block)
-            size += block.size
-        if batch and (block is None or size >= SORT_BATCH):
-            runs.append(_runs(np.sort(np.concatenate(batch)), None))
-            batch, size = [], 0
-    if not runs:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    if len(runs) == 1:
-        return runs[0]
-    keys = np.concatenate([r[0] for r in runs])
-    order = np.argsort(keys, kind="stable")
-    return _runs(keys[order], np.concatenate([r[1] for r in runs])[order])
+            counts += np.bincount(block, minlength=space)
+        keys = np.flatnonzero(counts)
+        return keys, counts[keys]
+    table = np.zeros(space, dtype=np.int32) if space <= TABLE_KEYS else None
+    merged = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    for batch in _batches(blocks, min(total, SORT_BATCH)):
+        batch.sort()
+        keys, counts = _runs(batch, None)
+        if table is not None:
+            table[keys] += counts.astype(np.int32)
+        elif merged[0].size:
+            both = np.concatenate([merged[0], keys])
+            order = np.argsort(both, kind="stable")
+            merged = _runs(both[order], np.concatenate([merged[1], counts])[order])
+        else:
+            merged = (keys, counts)
+    if table is None:
+        return merged
+    keys = np.flatnonzero(table)
+    return keys, table[keys].astype(np.int64)
+
+
+def _batches(blocks: Iterator[np.ndarray], size: int) -> Iterator[np.ndarray]:
+    """The keys of ``blocks`` in consecutive batches of at most ``size`` (a block is never split: a larger
+    block is its own batch), written into one reused buffer."""
+    buffer = np.empty(max(size, 1), dtype=np.int64)
+    filled = 0
+    for block in blocks:
+        if block.size > buffer.size:
+            yield block
+            continue
+        if filled + block.size > buffer.size:
+            yield buffer[:filled]
+            filled = 0
+        buffer[filled:filled + block.size] = block
+        filled += block.size
+    if filled:
+        yield buffer[:filled]
 
 
 def _runs(keys: np.ndarray, counts: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
