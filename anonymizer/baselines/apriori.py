@@ -19,8 +19,10 @@ itself. For ``i = 1 .. m`` (the apriori principle: after round i-1 every (i-1)-i
 k-anonymous, and generalizing further never breaks that, so round i only looks at i-itemsets):
 
 1. publish the data under the current cut and count the support of every i-itemset of it (the
-   2008 paper keeps these counts in a count tree; here one sparse product for i = 2, a vectorized
-   enumeration of the records' combinations for i >= 3, a bincount for i = 1);
+   2008 paper keeps these counts in a count tree; here a bincount for i = 1 and, for i >= 2, a
+   vectorized enumeration of the records' combinations counted in a table or by sorting,
+   :mod:`anonymizer.baselines.apriori_counts`). A later pass of a round counts only the itemsets
+   that hold a node which entered the cut during the pass before: the others are safe (see there);
 2. take the *unsafe* i-itemsets (support 1..k-1) in the count tree's order: by their items'
    preorder positions in the hierarchy, lexicographically (*choice*: the order of a depth-first
    walk of the count tree);
@@ -44,10 +46,14 @@ root, which k records hold (the command refuses data with fewer than k non-empty
 ``NCP = sum over item occurrences of NCP(published node) / occurrences``
 (:func:`ncp_of_cut`).
 
-**Work.** Counting is vectorized (numpy, scipy.sparse). The unsafe list is walked in Python once
-per pass; supports of candidate generalizations intersect sorted row lists of the nodes (built
-lazily from the leaves' row lists, the nodes' leaves being contiguous in preorder). For i >= 3
-the enumeration is refused past :data:`MAX_COMBINATIONS` combinations (one error line).
+**Work.** The search stays on counts: the published data is arrays (a record's nodes ascending),
+the unsafe itemsets one sorted array per pass, scanned for the next one whose nodes are all still
+in the cut by a vectorized check over a window of it (no Python step per unsafe itemset, of which
+there are about eight per record at k = 5, m = 2); Python runs once per fix only. Supports of
+candidate generalizations intersect sorted row lists of the nodes (built lazily from the leaves'
+row lists, the nodes' leaves being contiguous in preorder). The records of the release are
+ordered by the ranks of their labels (:func:`~anonymizer.baselines.apriori_counts.sorted_labelled_records`).
+For i >= 3 the enumeration is refused past :data:`MAX_COMBINATIONS` combinations (one error line).
 """
 
 from __future__ import annotations

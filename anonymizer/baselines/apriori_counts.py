@@ -13,6 +13,11 @@ under a cut and its unsafe itemsets, on arrays, never one record at a time in Py
   lifted), and the support of an itemset of cut nodes does not depend on the rest of the cut, so
   an itemset of old nodes that is still in the cut is safe. The counts stay on the records that
   hold a new node.
+  Counting enumerates every counted record's i-combinations (records grouped by length, numpy
+  blocks) as integer keys over the nodes in use, and counts the keys in one table when the key
+  space is small, else by sorting batches of keys. Its output comes out in key order, which is the
+  count tree's order (a sparse Gram for pairs did the same work per record twice, in a sizing pass
+  and the product, and then had its output sorted).
 * :func:`sorted_labelled_records`: the release's records (sorted distinct labels, the records sorted)
   from the published arrays, ordered by label ranks without comparing strings per record.
 """
