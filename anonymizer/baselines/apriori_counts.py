@@ -93,8 +93,9 @@ def unsafe_itemsets(ptr: np.ndarray, nodes: np.ndarray, n_nodes: int, i: int, k:
     counted = _counted_rows(ptr, nodes, i, new)
     used = np.flatnonzero(np.bincount(nodes[np.repeat(counted, np.diff(ptr))], minlength=n_nodes))
     width = max(int(used.size), 1)
-    compact = np.zeros(n_nodes, dtype=np.int64)
-    compact[used] = np.arange(used.size, dtype=np.int64)
+    small = width ** i < 2**31  # 32-bit keys: half the memory traffic and faster sorts
+    compact = np.zeros(n_nodes, dtype=np.int32 if small else np.int64)
+    compact[used] = np.arange(used.size)
     lengths = np.diff(ptr)[counted]
     total = sum(math.comb(int(L), i) * int(c) for L, c in zip(*np.unique(lengths, return_counts=True), strict=True))
     keys, counts = _count_keys(_combination_keys(ptr, compact[nodes], counted, i, width), width ** i, total)
@@ -136,10 +137,11 @@ def _combination_keys(ptr: np.ndarray, values: np.ndarray, counted: np.ndarray, 
         combos = np.asarray(list(itertools.combinations(range(length), i)), dtype=np.int64)
         step = max(1, _BLOCK // max(len(combos), 1))
         for chunk in range(0, recs.size, step):
-            base = ptr[recs[chunk:chunk + step]][:, None]
-            key = values[base + combos[:, 0]]  # (records, combos); each record's values ascending
+            # the block's records as rows of a matrix (one gather), then its combinations column by column
+            rows = values[ptr[recs[chunk:chunk + step]][:, None] + np.arange(length)]
+            key = rows[:, combos[:, 0]]  # (records, combos); each record's values ascending
             for j in range(1, i):
-                key = key * width + values[base + combos[:, j]]
+                key = key * width + rows[:, combos[:, j]]
             yield key.ravel()
 
 
@@ -178,9 +180,11 @@ def _count_keys(blocks: Iterator[np.ndarray], space: int, total: int) -> tuple[n
 def _batches(blocks: Iterator[np.ndarray], size: int) -> Iterator[np.ndarray]:
     """The keys of ``blocks`` in consecutive batches of at most ``size`` (a block is never split: a larger
     block is its own batch), written into one reused buffer."""
-    buffer = np.empty(max(size, 1), dtype=np.int64)
+    buffer: np.ndarray | None = None
     filled = 0
     for block in blocks:
+        if buffer is None:
+            buffer = np.empty(max(size, 1), dtype=block.dtype)
         if block.size > buffer.size:
             yield block
             continue
@@ -189,7 +193,7 @@ def _batches(blocks: Iterator[np.ndarray], size: int) -> Iterator[np.ndarray]:
             filled = 0
         buffer[filled:filled + block.size] = block
         filled += block.size
-    if filled:
+    if filled and buffer is not None:
         yield buffer[:filled]
 
 
