@@ -134,7 +134,7 @@ def _combination_keys(ptr: np.ndarray, values: np.ndarray, counted: np.ndarray, 
     lengths = np.diff(ptr)
     for length in np.unique(lengths[counted]).tolist():
         recs = np.flatnonzero(counted & (lengths == length))
-        combos = np.asarray(list(itertools.combinations(range(length), i)), dtype=np.int64)
+        combos = _combinations(length, i)
         step = max(1, _BLOCK // max(len(combos), 1))
         for chunk in range(0, recs.size, step):
             # the block's records as rows of a matrix (one gather), then its combinations column by column
@@ -143,6 +143,13 @@ def _combination_keys(ptr: np.ndarray, values: np.ndarray, counted: np.ndarray, 
             for j in range(1, i):
                 key = key * width + rows[:, combos[:, j]]
             yield key.ravel()
+
+
+def _combinations(length: int, i: int) -> np.ndarray:
+    """The i-combinations of ``range(length)`` in lexicographic order, one per row."""
+    if i == 2:
+        return np.stack(np.triu_indices(length, 1), axis=1).astype(np.int64)
+    return np.asarray(list(itertools.combinations(range(length), i)), dtype=np.int64).reshape(-1, i)
 
 
 def _count_keys(blocks: Iterator[np.ndarray], space: int, total: int) -> tuple[np.ndarray, np.ndarray]:
