@@ -1,9 +1,11 @@
 """Running the runs of a sweep: one run's record (:func:`execute_run`) and the executors.
 
-The executors keep at most one run per worker in flight and take the next run from the progress's
+The executors keep at most one batch per worker in flight and take the next batch from the progress's
 ``waiting`` queue (longest first, :mod:`experiments.sweep.schedule`), so the order the runs start in is
 the sweep's choice, not the pool's, and the progress bar knows exactly which runs are running:
-in this process (``--jobs 1``), in local worker processes, or on a Dask cluster.
+in this process (``--jobs 1``), in local worker processes, or on a Dask cluster. A batch is the runs
+that share work (:func:`experiments.sweep.task.share_key`), run one after the other in one worker;
+most batches are one run.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 import platform
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Protocol
 
@@ -22,7 +24,7 @@ from corpora.common.errors import InputError, memory_message
 from experiments.sweep.grid import Run
 from experiments.sweep.guard import die_with_parent
 
-__all__ = ["RUN_FORMAT", "Task", "execute_run", "run_dask", "run_processes", "run_serial", "versions"]
+__all__ = ["RUN_FORMAT", "Task", "execute_batch", "execute_run", "run_dask", "run_processes", "run_serial", "versions"]
 
 RUN_FORMAT = "experiments-run/1"
 Task = Callable[[Mapping[str, Any]], list[dict[str, Any]]]
@@ -36,7 +38,7 @@ class Progress(Protocol):
     waiting: Any
     workers: int
 
-    def next_run(self) -> Run: ...
+    def next_batch(self) -> Sequence[Run]: ...
     def done(self, record: dict[str, Any]) -> None: ...
     def lost(self, run: Run, exc: BaseException) -> None: ...
     def refresh(self) -> None: ...
@@ -109,29 +111,39 @@ def execute_run(task: Task, key: str, config: Mapping[str, Any]) -> dict[str, An
     }
 
 
+def execute_batch(task: Task, items: Sequence[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """Run several runs one after the other in this process (runs sharing work: the task computes it once)."""
+    return [execute_run(task, key, config) for key, config in items]
+
+
+def _items(batch: Sequence[Run]) -> list[tuple[str, dict[str, Any]]]:
+    return [(run.key, dict(run.config)) for run in batch]
+
+
 def run_serial(task: Task, progress: Progress) -> None:
     while progress.waiting:
-        run = progress.next_run()
-        progress.done(execute_run(task, run.key, run.config))
+        for run in progress.next_batch():
+            progress.done(execute_run(task, run.key, run.config))
 
 
 def run_processes(task: Task, progress: Progress, jobs: int) -> None:
-    """At most ``jobs`` runs in flight, so the longest waiting run starts as soon as a worker is free."""
-    by_future: dict[Any, Run] = {}
+    """At most ``jobs`` batches in flight, so the longest waiting batch starts as soon as a worker is free."""
+    by_future: dict[Any, Sequence[Run]] = {}
     with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         try:
             while progress.waiting or by_future:
                 while progress.waiting and len(by_future) < jobs:
-                    run = progress.next_run()
-                    by_future[pool.submit(execute_run, task, run.key, run.config)] = run
+                    batch = progress.next_batch()
+                    by_future[pool.submit(execute_batch, task, _items(batch))] = batch
                 finished, _ = wait(set(by_future), timeout=_REFRESH_EVERY, return_when=FIRST_COMPLETED)
                 for fut in finished:
-                    run = by_future.pop(fut)
+                    batch = by_future.pop(fut)
                     exc = fut.exception()
-                    if exc is None:
-                        progress.done(fut.result())
-                    else:
-                        progress.lost(run, exc)
+                    for run, record in zip(batch, fut.result() if exc is None else [None] * len(batch), strict=True):
+                        if record is None:
+                            progress.lost(run, exc)  # type: ignore[arg-type]
+                        else:
+                            progress.done(record)
                 if not finished:
                     progress.refresh()
         except BaseException:
@@ -156,25 +168,26 @@ def run_dask(task: Task, progress: Progress, scheduler: str | None, jobs: int) -
     else:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
-    by_future: dict[Any, Run] = {}
+    by_future: dict[Any, Sequence[Run]] = {}
     try:
         try:
             while progress.waiting or by_future:
                 slots = max(sum(client.nthreads().values()), 1)  # workers may join or leave
                 progress.workers = slots
                 while progress.waiting and len(by_future) < slots:
-                    run = progress.next_run()
-                    fut = client.submit(execute_run, task, run.key, dict(run.config), key=f"run-{run.key}",
-                                        pure=False)
-                    by_future[fut] = run
+                    batch = progress.next_batch()
+                    fut = client.submit(execute_batch, task, _items(batch), key=f"run-{batch[0].key}", pure=False)
+                    by_future[fut] = batch
                 with contextlib.suppress(TimeoutError):
                     dask_wait(list(by_future), timeout=_REFRESH_EVERY, return_when="FIRST_COMPLETED")
                 for fut in [f for f in by_future if f.done()]:
-                    run = by_future.pop(fut)
+                    batch = by_future.pop(fut)
                     if fut.status == "finished":
-                        progress.done(fut.result())
+                        for record in fut.result():
+                            progress.done(record)
                     else:
-                        progress.lost(run, fut.exception() or RuntimeError(fut.status))
+                        for run in batch:
+                            progress.lost(run, fut.exception() or RuntimeError(fut.status))
                 progress.refresh()
         except BaseException:
             client.cancel(list(by_future))

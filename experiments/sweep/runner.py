@@ -43,7 +43,7 @@ from experiments.sweep import task as default_task
 from experiments.sweep.execute import RUN_FORMAT, Task, execute_run, run_dask, run_processes, run_serial, versions
 from experiments.sweep.grid import RUN_PARAMS, Run, expand_runs, filter_runs
 from experiments.sweep.guard import results_lock
-from experiments.sweep.schedule import Estimator, progress_postfix
+from experiments.sweep.schedule import Estimator, Running, batches, progress_postfix
 from experiments.sweep.spec import DatasetSpec, SweepSpec
 from experiments.sweep.table import read_results
 
@@ -153,14 +153,33 @@ class _Progress:
         self.executed = 0
         self.failed = 0
         self.errors: list[str] = []
-        self.running: dict[str, tuple[Run, float]] = {}
-        self.waiting: collections.deque[Run] = collections.deque()
+        self.waiting: collections.deque[tuple[Run, ...]] = collections.deque()
+        self.running: dict[str, Running] = {}  # by the batch's first run key
+        self._batch_of: dict[str, str] = {}
 
-    def next_run(self) -> Run:
-        """The next waiting run, marked as running."""
-        run = self.waiting.popleft()
-        self.running[run.key] = (run, time.monotonic())
+    @property
+    def running_runs(self) -> int:
+        """The runs started and not finished."""
+        return sum(len(r.runs) for r in self.running.values())
+
+    def next_batch(self) -> tuple[Run, ...]:
+        """The next waiting batch, marked as running."""
+        batch = self.waiting.popleft()
+        self.running[batch[0].key] = Running(list(batch), time.monotonic())
+        self._batch_of.update((run.key, batch[0].key) for run in batch)
         self.refresh()
+        return batch
+
+    def _finished(self, key: str) -> Run | None:
+        """Take a finished run out of its running batch (the batch's clock restarts for its next run)."""
+        batch = self.running.get(self._batch_of.pop(key, ""))
+        if batch is None:
+            return None
+        run = next(r for r in batch.runs if r.key == key)
+        batch.runs.remove(run)
+        batch.since = time.monotonic()
+        if not batch.runs:
+            del self.running[next(k for k, v in self.running.items() if v is batch)]
         return run
 
     def done(self, record: dict[str, Any]) -> None:
@@ -170,9 +189,9 @@ class _Progress:
         if record["status"] == "error":
             self.failed += 1
             self.errors.append(f"run {record['key']}: {record['error']}")
-        entry = self.running.pop(record["key"], None)
-        if entry is not None and record["status"] == "ok":
-            self.estimator.finish(entry[0], float(record["seconds"]))
+        run = self._finished(record["key"])
+        if run is not None and record["status"] == "ok":
+            self.estimator.finish(run, float(record["seconds"]))
         self.bar.update(1)
         self.refresh()
         if time.monotonic() - self.last_csv > _CSV_EVERY:
@@ -181,7 +200,7 @@ class _Progress:
     def lost(self, run: Run, exc: BaseException) -> None:
         """A run whose worker died: reported, not cached (it runs again next time)."""
         self.errors.append(f"run {run.key}: worker failed ({type(exc).__name__}: {exc}); it will run again")
-        self.running.pop(run.key, None)
+        self._finished(run.key)
         self.bar.update(1)
         self.refresh()
 
@@ -189,8 +208,8 @@ class _Progress:
         """Redraw the bar's running count and time left (a no-op when the bar is off)."""
         if self.bar.disable:
             return
-        left = self.estimator.left(list(self.waiting), self.running, self.workers)
-        self.bar.set_postfix_str(progress_postfix(len(self.running), left))
+        left = self.estimator.left(self.waiting, self.running.values(), self.workers)
+        self.bar.set_postfix_str(progress_postfix(self.running_runs, left))
 
     def flush(self) -> None:
         write_results_csv(self.csv_path, self.runs, self.records)
@@ -295,7 +314,8 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
     workers = jobs if executor == "dask" or (jobs > 1 and len(pending) > 1) else 1
     bar = tqdm(total=len(pending), desc=spec.name, unit="run", disable=None, file=sys.stderr, bar_format=_BAR_FORMAT)
     progress = _Progress(runs_dir, csv_path, runs, records, bar, estimator, workers)
-    progress.waiting.extend(estimator.order(pending))  # the longest first
+    share = default_task.share_key if task is default_task.run_task else None
+    progress.waiting.extend(estimator.order(batches(pending, share)))  # the longest first
     progress.refresh()
     try:
         if pending:

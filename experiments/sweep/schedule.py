@@ -11,8 +11,10 @@ A run's expected seconds come, in this order, from
 4. the mean seconds of the runs finished so far.
 
 Runs start longest first (LPT: the longest processing time first), so ``--jobs 2`` is not left with
-one long run at the end while the other worker idles. The time left is the end of a greedy list
-schedule of the remaining runs on the workers, the running runs first with what is left of theirs.
+one long run at the end while the other worker idles. Runs that share work (a plain and a safe run of one
+grid point share their disassociation) form a batch that one worker runs one after the other. The time
+left is the end of a greedy list schedule of the remaining batches on the workers, the running ones first
+with what is left of theirs.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 
 from experiments.sweep.grid import Run
 
-__all__ = ["SECONDS_PER_OCCURRENCE", "Estimator", "format_left", "progress_postfix", "work_key"]
+__all__ = ["SECONDS_PER_OCCURRENCE", "Estimator", "Running", "batches", "format_left", "progress_postfix", "work_key"]
 
 SECONDS_PER_OCCURRENCE = 3e-5
 """Seconds per term occurrence of a run's dataset when no cached run gives the rate (the paper sweeps'
@@ -60,6 +62,31 @@ def _cached_seconds(runs_dir: Path) -> dict[str, list[float]]:
         if isinstance(seconds, int | float) and seconds >= 0:
             out.setdefault(work_key(record["config"]), []).append(float(seconds))
     return out
+
+
+@dataclass
+class Running:
+    """A batch of runs started in one worker: the runs not finished yet, and since when the first of them runs."""
+
+    runs: list[Run]
+    since: float
+
+
+def batches(runs: Iterable[Run], share: Callable[[Mapping[str, Any]], str | None] | None) -> list[tuple[Run, ...]]:
+    """The runs grouped by ``share`` (runs with one key are run one after the other in one worker, which
+    computes their shared work once; None shares nothing), each group where its first run is."""
+    groups: dict[str, list[Run]] = {}
+    out: list[list[Run]] = []
+    for run in runs:
+        key = share(run.config) if share is not None else None
+        if key is None:
+            out.append([run])
+        elif key in groups:
+            groups[key].append(run)
+        else:
+            groups[key] = [run]
+            out.append(groups[key])
+    return [tuple(group) for group in out]
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -124,10 +151,13 @@ class Estimator:
             return _mean(same)
         return _mean(self.done_seconds) if self.done_seconds else None
 
-    def order(self, runs: Sequence[Run]) -> list[Run]:
-        """The runs longest first (unknown ones last, each group in the sweep's order)."""
-        expected = {run.key: self.seconds(run) for run in runs}
-        return sorted(runs, key=lambda r: -(expected[r.key] or 0.0))
+    def order(self, batches: Iterable[Sequence[Run]]) -> list[tuple[Run, ...]]:
+        """The batches of runs longest first (a batch's time is the sum of its runs'; unknown ones count 0 and go
+        last, each group in the sweep's order)."""
+        listed = [tuple(batch) for batch in batches]
+        expected = [sum(self.seconds(run) or 0.0 for run in batch) for batch in listed]
+        order = sorted(range(len(listed)), key=lambda i: -expected[i])
+        return [listed[i] for i in order]
 
     def finish(self, run: Run, seconds: float) -> None:
         """Learn from a finished run (its seconds calibrate the speed and estimate its equal runs)."""
@@ -138,24 +168,24 @@ class Estimator:
         self.finished.setdefault(self._work(run), []).append(seconds)
         self.done_seconds.append(seconds)
 
-    def left(self, waiting: Sequence[Run], running: Mapping[str, tuple[Run, float]], workers: int,
+    def left(self, waiting: Iterable[Sequence[Run]], running: Iterable[Running], workers: int,
              now: float | None = None) -> float | None:
-        """Seconds until the last run ends: ``waiting`` (in start order) on ``workers`` after the ``running``
-        runs (run key -> (run, start time.monotonic())); None when a run's time is unknown."""
+        """Seconds until the last run ends: the ``running`` batches go on, then the ``waiting`` batches start in
+        their order on the first free of ``workers``; None when a run's time is unknown."""
         now = time.monotonic() if now is None else now
         free = []
-        for run, started in running.values():
-            expected = self.seconds(run)
-            if expected is None:
+        for batch in running:
+            expected = [self.seconds(run) for run in batch.runs]
+            if None in expected:
                 return None
-            free.append(max(expected - (now - started), 0.0))
+            free.append(max(sum(e for e in expected if e is not None) - (now - batch.since), 0.0))
         free += [0.0] * max(workers - len(free), 0)
         heapq.heapify(free)
-        for run in waiting:
-            expected = self.seconds(run)
-            if expected is None:
+        for batch in waiting:
+            expected = [self.seconds(run) for run in batch]
+            if None in expected:
                 return None
-            heapq.heapreplace(free, free[0] + expected)
+            heapq.heapreplace(free, free[0] + sum(e for e in expected if e is not None))
         return max(free) if free else 0.0
 
 

@@ -21,7 +21,7 @@ from experiments.registry import ANONYMIZERS, ATTACKS
 from experiments.steps.datasets import dataset_rows, load_named, load_run_dataset, loaded_names
 from experiments.sweep.spec import DatasetSpec
 
-__all__ = ["load_run_dataset", "resolve_dataset_label", "run_size", "run_task"]
+__all__ = ["load_run_dataset", "resolve_dataset_label", "run_size", "run_task", "share_key"]
 
 
 def resolve_dataset_label(ds: DatasetSpec, base_dir: str = ".") -> str:
@@ -50,6 +50,16 @@ def run_size(config: Mapping[str, Any]) -> float | None:
     n = dconf.get("records")
     lengths = ds.lengths if n is None else ds.lengths[: int(n)]
     return float(lengths.sum())
+
+
+def share_key(config: Mapping[str, Any]) -> str | None:
+    """Runs with one key share their anonymizer's work (an anonymizer step's optional ``release_key``:
+    disassociation's plain release, see :func:`experiments.steps.disassociation.release_key`); None: shares nothing.
+    The runner runs the runs of one key one after the other in one worker, which computes the release once."""
+    load()
+    step = ANONYMIZERS.get(config.get("anonymizer", "disassociation"))
+    key = getattr(step, "release_key", None)
+    return key(config) if key is not None else None
 
 
 def run_task(config: Mapping[str, Any]) -> list[dict[str, Any]]:
