@@ -122,16 +122,61 @@ def profile_steps(name: str, sample: int, out: Any = sys.stdout) -> dict[str, fl
     return dict(totals)
 
 
+def simulate_schedule(name: str, results: Path, jobs: int, out: Any = sys.stdout) -> tuple[float, float, float]:
+    """Wall seconds of ``--jobs`` workers from the cached run seconds in ``results/<name>/runs``: the runs in the
+    sweep's order (as before issue 25), and in batches longest first with each batch's disassociation computed
+    once (its other runs' ``anonymize_seconds`` taken off); and the summed seconds over ``jobs`` (the floor)."""
+    import heapq
+
+    from experiments.sweep.grid import expand_runs
+    from experiments.sweep.runner import _default_resolver, load_run_record
+    from experiments.sweep.schedule import batches
+    from experiments.sweep.schema import load_sweep
+    from experiments.sweep.task import share_key
+
+    spec = load_sweep(SWEEPS[name])
+    runs = expand_runs(spec, _default_resolver(spec.base_dir))
+    records = {r.key: load_run_record(results / name / "runs" / f"{r.key}.json") for r in runs}
+    seconds = {k: float(rec["seconds"]) for k, rec in records.items() if rec is not None}
+    shared = {k: sum(float(row["value"] or 0) for row in rec["rows"] if row["metric"] == "anonymize_seconds")
+              for k, rec in records.items() if rec is not None}
+
+    def makespan(durations: list[float]) -> float:
+        free = [0.0] * jobs
+        for d in durations:
+            heapq.heapreplace(free, free[0] + d)
+        return max(free)
+
+    fifo = makespan([seconds.get(r.key, 0.0) for r in runs])
+    grouped = batches(runs, share_key)
+    durations = []
+    for batch in grouped:
+        durations.append(sum(seconds.get(r.key, 0.0) for r in batch) - sum(shared.get(r.key, 0.0) for r in batch[1:]))
+    lpt = makespan(sorted(durations, reverse=True))
+    floor = sum(durations) / jobs
+    print(f"{name:<16}{len(runs):>6}{len(grouped):>9}{sum(seconds.values()):>10.0f}{fifo:>12.0f}{lpt:>12.0f}"
+          f"{floor:>10.0f}", file=out)
+    return fifo, lpt, floor
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("names", nargs="*", metavar="NAME", help=f"sweeps to time (default all: {', '.join(SWEEPS)})")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--steps", action="store_true", help="profile each step in this process instead (CPU seconds)")
     p.add_argument("--sample", type=int, default=1, help="with --steps: runs timed per group (0: all)")
+    p.add_argument("--schedule", metavar="RESULTS", type=Path, default=None,
+                   help="simulate --jobs from the cached run seconds under RESULTS/<name>/runs instead")
     args = p.parse_args(argv)
     unknown = [n for n in args.names if n not in SWEEPS]
     if unknown:
         p.error(f"unknown sweep {unknown[0]!r}; choose from {', '.join(SWEEPS)}")
+    if args.schedule is not None:
+        print(f"{'sweep':<16}{'runs':>6}{'batches':>9}{'summed s':>10}{'in order s':>12}{'longest 1st':>12}"
+              f"{'floor s':>10}")
+        for name in args.names or list(SWEEPS):
+            simulate_schedule(name, args.schedule, args.jobs)
+        return 0
     if args.steps:
         for name in args.names or list(SWEEPS):
             profile_steps(name, args.sample)
