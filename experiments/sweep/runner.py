@@ -65,7 +65,7 @@ CSV_COLUMNS = ("run", *RUN_PARAMS, "attack", "method", "chunks", "rank", "metric
 """Columns of ``results.csv``."""
 
 _CSV_EVERY = 5.0
-_BAR_FORMAT = "{desc}: {n_fmt}/{total_fmt} runs done |{bar}| {postfix}"
+_BAR_FORMAT = "{desc}: {n_fmt}/{total_fmt} runs done{postfix} |{bar}|"  # tqdm puts ", " before the postfix
 
 
 def load_run_record(path: Path) -> dict[str, Any] | None:
@@ -159,8 +159,8 @@ class _Progress:
 
     @property
     def running_runs(self) -> int:
-        """The runs started and not finished."""
-        return sum(len(r.runs) for r in self.running.values())
+        """The runs being computed now: one per running batch (a batch runs its runs one after the other)."""
+        return len(self.running)
 
     def next_batch(self) -> tuple[Run, ...]:
         """The next waiting batch, marked as running."""
