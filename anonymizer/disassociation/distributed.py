@@ -45,6 +45,7 @@ from tqdm import tqdm
 
 from anonymizer.disassociation.parts import PartResult, choose_split, holders
 from anonymizer.disassociation.pipeline import disassociate_part
+from anonymizer.disassociation.split_refine import pool_results
 from anonymizer.model.params import DisassociationParams
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
@@ -270,12 +271,14 @@ def check_dask_input(path: str, fmt: str | None = None, options: Mapping[str, An
 
 def plan_dask_run(client: Any, path: str, params: DisassociationParams, seed: int, *, fmt: str | None = None,
                   blocksize: int | None = None, options: Mapping[str, Any] | None = None, encode: bool = False,
-                  with_truth: bool = True) -> DaskRun:
+                  with_truth: bool = True, spool_dir: str | None = None) -> DaskRun:
     """Read ``path`` on the cluster, take the first ``params.split_depth`` splits, and return the run
     whose ``results`` yields the parts disassociated with ``params`` in order (see the module doc).
     ``encode=True`` has the workers send each part as JSON pieces
     (:class:`anonymizer.io.json_writer.EncodedPart`) and its figures instead of Python objects: the
-    client then only writes bytes."""
+    client then only writes bytes. With REFINE, the parts come back after REFINE across the parts
+    (:func:`anonymizer.disassociation.split_refine.pool_results`, encoded parts waiting in a temporary
+    file in ``spool_dir``), followed by one more part holding the joint clusters that span parts."""
     split_depth, size = params.split_depth, int(params.max_cluster_size)  # type: ignore[arg-type]
     options = dict(options or {})
     path, fmt = check_dask_input(path, fmt, options)
@@ -351,4 +354,5 @@ def plan_dask_run(client: Any, path: str, params: DisassociationParams, seed: in
                 bar.update()
         del blocks[:], pieces[:]
 
-    return DaskRun(n_records, supports, paths, [size_of[key] for key in leaves], results())
+    pooled = pool_results(results(), params, seed, supports, spool_dir)  # REFINE across the parts, on the client
+    return DaskRun(n_records, supports, paths, [size_of[key] for key in leaves], pooled)

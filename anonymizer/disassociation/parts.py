@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm import tqdm
@@ -51,6 +52,9 @@ from anonymizer.model.lost import tlost_share
 from anonymizer.model.params import MAX_SPLIT_DEPTH
 from anonymizer.model.release import Release, Truth
 from corpora.dataset import TransactionDataset
+
+if TYPE_CHECKING:
+    from anonymizer.disassociation.split_refine import PartSummary
 
 __all__ = ["MAX_SPLIT_DEPTH", "Part", "PartResult", "RunFigures", "choose_split", "holders", "split_parts"]
 
@@ -87,6 +91,9 @@ class PartResult:
     """The release (and truth) as JSON pieces when the part was encoded (``release``/``truth`` are then None)."""
     figures: RunFigures | None = None
     """The part's printed figures, when it was encoded."""
+    pool: PartSummary | None = None
+    """What REFINE across the parts needs of this part (split runs with REFINE,
+    :mod:`anonymizer.disassociation.split_refine`); the client drops it once read."""
 
 
 @dataclass
