@@ -108,6 +108,7 @@ class PartSummary:
 
     n_clusters: int
     n_joints: int
+    kept: set[str]
     tops: list[TopSummary] = field(default_factory=list)
 
 
@@ -115,8 +116,10 @@ def summarize_part(release: Release, truth: Truth, k: int, m: int) -> PartSummar
     """The :class:`PartSummary` of a disassociated part (its release and truth)."""
     restricted: list[set[str]] = []
     leaves: dict[int, LeafSummary] = {}
+    kept: set[str] = set()
     for i, (c, t) in enumerate(zip(release.clusters, truth.clusters, strict=True)):
         restricted.append({term for chunk in c.record_chunks for sub in chunk for term in sub})
+        kept |= restricted[-1]
         terms = {term: list(t.term_chunk[term]) for term in c.term_chunk}
         if terms:
             nonempty = sum(len(chunk) for chunk in c.record_chunks)
@@ -133,8 +136,9 @@ def summarize_part(release: Release, truth: Truth, k: int, m: int) -> PartSummar
         for ch in kids:
             is_child[ch] = True
         under.append([leaf for ch in kids for leaf in under[ch]])
-        restricted.append(set().union(*(restricted[ch] for ch in kids),
-                                      (term for chunk in j.shared_chunks for sub in chunk for term in sub)))
+        shared = {term for chunk in j.shared_chunks for sub in chunk for term in sub}
+        kept |= shared
+        restricted.append(set().union(*(restricted[ch] for ch in kids), shared))
     tops = []
     for node, members in enumerate(under):
         if is_child[node]:
@@ -145,7 +149,7 @@ def summarize_part(release: Release, truth: Truth, k: int, m: int) -> PartSummar
             vtc = {term for leaf in mine for term in leaf.terms}
             tops.append(TopSummary(joint, node - n if joint else node, sum(sizes[leaf] for leaf in members), mine,
                                    vtc & restricted[node]))
-    return PartSummary(n, len(release.joint_clusters), tops)
+    return PartSummary(n, len(release.joint_clusters), kept, tops)
 
 
 @dataclass
@@ -173,6 +177,8 @@ class _Pool:
     size: list[int] = field(default_factory=list)
     vtc: list[dict[int, list[int]]] = field(default_factory=list)
     """Per node, its (virtual) term chunk over the pool: term -> its groups."""
+    vsup: list[dict[int, int]] = field(default_factory=list)
+    """Per node, the support of each term of its virtual term chunk (over its groups)."""
     t_r: list[set[int]] = field(default_factory=list)
     """Per node, the terms of its T^r that are or were in its virtual term chunk."""
     keys: list[tuple[int, ...]] = field(default_factory=list)
@@ -189,7 +195,8 @@ class _Pool:
     """The groups whose term left their leaf's term chunk."""
 
 
-def _start(summaries: list[PartSummary], pool: list[str], k: int, m: int) -> tuple[_Pool, list[tuple[int, int]]]:
+def _start(summaries: list[PartSummary], pool: list[str], k: int, m: int, lost: set[str]
+           ) -> tuple[_Pool, list[tuple[int, int]]]:
     """Nodes, groups and leaves over the pool terms; also each leaf's (part, cluster position)."""
     term_id = {t: i for i, t in enumerate(pool)}
     total_clusters = total_joints = 0
@@ -216,29 +223,30 @@ def _start(summaries: list[PartSummary], pool: list[str], k: int, m: int) -> tup
                 st.names.append(f"{'J' if top.joint else 'P'}{base + top.position + 1}")
                 st.size.append(top.size)
                 st.vtc.append(dict(sorted(vtc.items())))
+                st.vsup.append({t: sum(len(st.group_records[g]) for g in groups) for t, groups in vtc.items()})
                 st.t_r.append({term_id[t] for t in top.restricted if t in term_id})
         total_clusters += summary.n_clusters
         total_joints += summary.n_joints
     # the ordering of section 4: terms by decreasing term chunk support (leaves holding them), ties by term
     tcs = Counter(t for vtc in st.vtc for t, groups in vtc.items() for _ in groups)
     st.rank = [0] * len(pool)
-    for r, t in enumerate(sorted(range(len(pool)), key=lambda t: (-tcs[t], t))):
+    first = [t in lost for t in pool]
+    for r, t in enumerate(sorted(range(len(pool)), key=lambda t: (not first[t], -tcs[t], t))):
         st.rank[t] = r
     st.keys = [tuple(sorted(st.rank[t] for t in vtc)) for vtc in st.vtc]
     st.children = [[] for _ in st.vtc]
     return st, leaf_of
 
 
-def _candidates(st: _Pool, va: dict[int, list[int]], vb: dict[int, list[int]]
-                ) -> tuple[dict[int, list[int]], dict[int, int]]:
+def _candidates(st: _Pool, a: int, b: int) -> tuple[dict[int, list[int]], dict[int, int]]:
     """Step 1 of a join: the common terms whose support over both nodes reaches k, with their groups."""
     groups_of: dict[int, list[int]] = {}
     supports: dict[int, int] = {}
-    for t in sorted(va.keys() & vb.keys()):
-        groups = va[t] + vb[t]
-        s = sum(len(st.group_records[g]) for g in groups)
-        if s >= st.k:
-            groups_of[t] = groups
+    sa, sb, k = st.vsup[a], st.vsup[b], st.k
+    for t in sorted(sa.keys() & sb.keys()):
+        s = sa[t] + sb[t]
+        if s >= k:
+            groups_of[t] = st.vtc[a][t] + st.vtc[b][t]
             supports[t] = s
     return groups_of, supports
 
@@ -259,8 +267,7 @@ def _keep_last_terms(st: _Pool, groups_of: dict[int, list[int]], supports: dict[
 
 def _try_join(st: _Pool, a: int, b: int) -> bool:
     """REFINE's join (Equation 1, shared chunks, the new node) of nodes ``a`` and ``b``; True on a join."""
-    va, vb = st.vtc[a], st.vtc[b]
-    groups_of, supports = _candidates(st, va, vb)
+    groups_of, supports = _candidates(st, a, b)
     if not supports:
         return False
     per_leaf = _keep_last_terms(st, groups_of, supports)
@@ -277,15 +284,28 @@ def _try_join(st: _Pool, a: int, b: int) -> bool:
     ra, rb = st.t_r[a], st.t_r[b]
     restricted = {t for t in supports if t in ra or t in rb}
     st.chunks.append(group_refining_terms(postings, order, restricted, st.k, st.m))
-    merged = {t: va.get(t, []) + vb.get(t, []) for t in sorted(va.keys() | vb.keys()) if t not in supports}
-    st.vtc.append(merged)
-    st.keys.append(tuple(sorted(st.rank[t] for t in merged)))
+    big, little = (a, b) if len(st.vtc[a]) >= len(st.vtc[b]) else (b, a)  # the smaller merges into the larger
+    vtc, vsup = st.vtc[big], st.vsup[big]
+    for t, groups in st.vtc[little].items():
+        if t in vtc:
+            vtc[t] = vtc[t] + groups
+            vsup[t] += st.vsup[little][t]
+        else:
+            vtc[t] = groups
+            vsup[t] = st.vsup[little][t]
+    for t in supports:
+        del vtc[t], vsup[t]
+    t_r = ra if len(ra) >= len(rb) else rb
+    t_r |= rb if t_r is ra else ra
+    t_r.update(supports)
+    st.vtc.append(vtc)
+    st.vsup.append(vsup)
+    st.t_r.append(t_r)
+    st.keys.append(tuple(sorted(st.rank[t] for t in vtc)))
     st.size.append(st.size[a] + st.size[b])
-    st.t_r.append(ra | rb | set(supports))
-    st.t_r[a] = st.t_r[b] = set()
     st.children.append(sorted((a, b)))
-    st.vtc[a] = st.vtc[b] = {}
-    st.keys[a] = st.keys[b] = ()
+    for x in (a, b):
+        st.vtc[x], st.vsup[x], st.t_r[x], st.keys[x] = {}, {}, set(), ()
     return True
 
 
@@ -358,7 +378,8 @@ def plan_pool(summaries: list[PartSummary], supports: Mapping[str, int], k: int,
     and the whole dataset's term ``supports``; ``seed`` is the owner's."""
     held = {t for s in summaries for top in s.tops for leaf in top.leaves for t in leaf.terms}
     pool = sorted(t for t in held if supports.get(t, 0) >= k)
-    st, leaf_of = _start(summaries, pool, k, m)
+    kept = set().union(*(s.kept for s in summaries)) if summaries else set()
+    st, leaf_of = _start(summaries, pool, k, m, {t for t in pool if t not in kept})
     n_tops = len(st.vtc)
     _refine_rounds(st)
     joints, truths = _publish(st, pool, n_tops, seed)
