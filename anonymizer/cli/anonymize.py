@@ -42,7 +42,7 @@ from anonymizer.disassociation.distributed import (
 )
 from anonymizer.disassociation.parts import PartResult, RunFigures, split_parts
 from anonymizer.disassociation.pipeline import run_disassociation, run_parts
-from anonymizer.disassociation.split_refine import pool_results
+from anonymizer.disassociation.split_stream import pool_results
 from anonymizer.io.json_writer import ReleaseWriter, write_release_and_truth
 from anonymizer.io.parquet import wants_parquet, write_parquet_and_secret
 from anonymizer.model.params import (

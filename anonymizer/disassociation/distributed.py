@@ -45,7 +45,7 @@ from tqdm import tqdm
 
 from anonymizer.disassociation.parts import PartResult, choose_split, holders
 from anonymizer.disassociation.pipeline import disassociate_part
-from anonymizer.disassociation.split_refine import pool_results
+from anonymizer.disassociation.split_stream import pool_results
 from anonymizer.model.params import DisassociationParams
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset

@@ -24,7 +24,8 @@ from anonymizer.disassociation.publish import build_release
 from anonymizer.disassociation.refine import refine as refine_step
 from anonymizer.disassociation.refine import restore_lemma2
 from anonymizer.disassociation.safe import SafeResult, safe_disassociate_report
-from anonymizer.disassociation.split_refine import pool_results, summarize_part
+from anonymizer.disassociation.split_refine import summarize_part
+from anonymizer.disassociation.split_stream import pool_results
 from anonymizer.disassociation.verpart import VerticalPartition, partition_clusters
 from anonymizer.io.json_writer import encode_part, merge_parts
 from anonymizer.model.params import (

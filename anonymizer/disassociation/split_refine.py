@@ -13,22 +13,28 @@ until none joins). The new joint clusters span parts; their children are the par
 
 The paper has no split runs; the choices made here:
 
-* **Which terms** (the *pool*): the terms of support >= k in the whole dataset that no part
-  publishes in a record chunk or a shared chunk. These are exactly the terms tlost counts as lost;
-  a term some part already publishes keeps its term-chunk occurrences elsewhere, as in the unsplit
-  run, where REFINE leaves many occurrences in term chunks too. Restricting the pass to the pool
-  keeps it small: only the pool's occurrences (rare terms) travel to the client, never the records.
-* **Property 1** (section 5): a pool term is in no record chunk and no shared chunk of any part, and
-  a term placed by a pooled joint leaves the virtual term chunk of that joint, so no candidate of a
-  pooled join is ever in T^r: every pooled shared chunk needs k^m-anonymity, the test
-  :func:`~anonymizer.disassociation.shared_chunks.group_refining_terms` applies to chunks without a
-  T^r term.
+* **Candidates**: every term of the top clusters' (virtual) term chunks, as in REFINE. A term that
+  is rare in every part (the terms tlost counts) can only be placed once a join gathers k of its
+  occurrences, and such joins are started by the other, more frequent common terms, exactly as in
+  the unsplit run.
+* **Ordering** (section 4 orders clusters by their term chunks, terms by decreasing term chunk
+  support): here the terms that no part publishes in a record chunk or a shared chunk come first,
+  then the others, each by decreasing term chunk support (the number of leaves holding the term in
+  their term chunk; ties by term). Top clusters that hold the same unpublished terms are thus
+  adjacent and get to pool them. With REFINE's own order (by term chunk support alone) the pass
+  recovered a third of the loss on 200k records at split depth 2 (tlost 56.9% -> 49.3%, unsplit
+  41.1%); with this one the split runs lose fewer terms than the unsplit run (docs/scale.md).
+* **Property 1** (section 5): T^r of a top cluster (the terms of its leaves' record chunks and its
+  joints' shared chunks) is sent with it, restricted to its term-chunk terms (the only ones a join
+  can place); a pooled joint's T^r is its children's plus the terms it places. A shared chunk with
+  a T^r term must be k-anonymous, any other k^m-anonymous
+  (:func:`~anonymizer.disassociation.shared_chunks.group_refining_terms`).
 * **Lemma 2** (section 5): the parts' releases are built, so the record-chunk repair REFINE does
   after itself (:mod:`anonymizer.disassociation.lemma2_repair`) is not available. A leaf whose
   record chunks alone do not satisfy Lemma 2 (or that has none) keeps its last term-chunk term: the
   candidate with the smallest support it would lose is left out of the join (the rule REFINE applies
   to leaves without record chunks, :func:`~anonymizer.disassociation.refine_join.try_join` step 2).
-  Every other leaf may lose its whole term chunk, since Lemma 2 holds on its record chunks.
+  Any other leaf may lose its whole term chunk, since Lemma 2 holds on its record chunks.
 * **Order and names**: top clusters are numbered in part order (a part's unjoined simple clusters,
   then its root joint clusters, in release order), pooled joints after them; ties of the ordering
   go by that number, as REFINE's go by cluster number. The pooled joint clusters are published after
@@ -36,126 +42,150 @@ The paper has no split runs; the choices made here:
 * **Publishing**: their shared sub-records get the builder's content order and a shuffle from the
   ``"pool"`` stream of the owner's seed (:func:`corpora.common.seeds.generator`).
 
+Memory: only the parts' term-chunk occurrences travel to the client (term, leaf and record id in
+flat arrays, about 20 bytes each; about 40% of all occurrences after the parts' own REFINE), never
+the records; a top cluster's term chunk becomes a dictionary only while it is tried (large ones
+are kept), a pooled joint's is kept.
+
 Everything here is decided by the client from the parts' summaries (:class:`PartSummary`, made where
 the part is disassociated, :func:`summarize_part`) and applied to the parts' releases before they are
-written (:func:`pool_results`), so the local and the Dask executors give the same bytes.
+written (:func:`anonymizer.disassociation.split_stream.pool_results`), so the local and the Dask
+executors give the same bytes.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
-import pickle
-import tempfile
-import time
+from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
-import orjson
 
-from anonymizer.disassociation.parts import PartResult, RunFigures
 from anonymizer.disassociation.publish import _shuffled_order, _term_hashes
 from anonymizer.disassociation.refine_join import refining_criterion
+from anonymizer.disassociation.refine_leaves import int_array
 from anonymizer.disassociation.shared_chunks import group_refining_terms
-from anonymizer.io.json_writer import EncodedPart, encode_part
 from anonymizer.model.conditions import lemma2_holds
-from anonymizer.model.params import DisassociationParams
-from anonymizer.model.provenance import dumps
-from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
+from anonymizer.model.release import JointCluster, JointClusterTruth, Release, Truth
 from corpora.common.seeds import generator
 
-__all__ = ["LeafSummary", "PartSummary", "PoolPlan", "TopSummary", "plan_pool", "pool_results", "summarize_part"]
+__all__ = ["PartSummary", "PoolPlan", "plan_pool", "summarize_part"]
+
+_KEEP_GROUPS = 256
+"""A top cluster with at least this many groups keeps its term chunk dicts once built (few tops, tried often)."""
 
 POOL_PREFIX = "X"
 """Local ids of the pooled joint clusters inside the pooled part (``X1..``); the writer renames them ``J..``."""
 
 
 @dataclass
-class LeafSummary:
-    """A simple cluster of a part with candidate terms in its term chunk."""
-
-    position: int
-    """Its index among the part's clusters."""
-    size: int
-    term_chunk_size: int
-    needs_term: bool
-    """Lemma 2 needs a non-empty term chunk (its record chunks alone do not satisfy it)."""
-    terms: dict[str, list[int]]
-    """Candidate terms of its term chunk -> the records (ids of the whole dataset) holding them."""
-
-
-@dataclass
-class TopSummary:
-    """A top cluster of a part: a root joint cluster or a simple cluster no joint took."""
-
-    joint: bool
-    position: int
-    """Its index among the part's clusters (simple) or joint clusters (joint)."""
-    size: int
-    leaves: list[LeafSummary]
-    restricted: set[str] = field(default_factory=set)
-    """The terms of its leaves' term chunks that are also in its T^r (Property 1): in a record chunk of
-    one of its leaves or a shared chunk of one of its joint clusters."""
-
-
-@dataclass
 class PartSummary:
-    """What the pooled REFINE pass needs of one part: its counts, the terms it publishes in record or
-    shared chunks, and its top clusters holding any other term in a term chunk."""
+    """What the pooled REFINE pass needs of one part, in flat arrays (made where the part is
+    disassociated, :func:`summarize_part`; only these travel to the client, never the records).
+
+    *Tops* are the part's top clusters holding a term chunk, *leaves* their simple clusters with a
+    non-empty term chunk (a top's leaves are contiguous), *groups* one (leaf, term-chunk term) each
+    with the records holding the term (a leaf's groups are contiguous, by term). ``*_ptr`` arrays
+    are CSR offsets. ``restricted`` lists, per top, the terms of its leaves' term chunks that are in
+    its T^r (Property 1: a record chunk of one of its leaves or a shared chunk of one of its joints).
+    """
 
     n_clusters: int
     n_joints: int
-    kept: set[str]
-    tops: list[TopSummary] = field(default_factory=list)
+    kept: list[str]
+    """The terms the part publishes in a record chunk or a shared chunk (sorted)."""
+    terms: list[str]
+    """The terms of the groups (sorted); ``group_term`` and ``restricted`` index it."""
+    top_joint: np.ndarray
+    top_position: np.ndarray
+    """A top's index among the part's joint clusters (``top_joint``) or clusters."""
+    top_size: np.ndarray
+    top_leaf_ptr: np.ndarray
+    top_restricted_ptr: np.ndarray
+    restricted: np.ndarray
+    leaf_position: np.ndarray
+    leaf_size: np.ndarray
+    leaf_tc_size: np.ndarray
+    leaf_needs: np.ndarray
+    """Lemma 2 needs a non-empty term chunk in this leaf (its record chunks alone do not satisfy it)."""
+    leaf_group_ptr: np.ndarray
+    group_term: np.ndarray
+    group_record_ptr: np.ndarray
+    records: np.ndarray
+    """Ids (in the whole dataset) of the records holding each group's term."""
+
+
+def _members(release: Release) -> tuple[list[list[int]], list[list[int]], list[bool]]:
+    """Per node (clusters, then joint clusters): the leaves and the joint clusters under it, and
+    whether it is a child of a joint cluster."""
+    n = len(release.clusters)
+    position = {c.id: i for i, c in enumerate(release.clusters)}
+    position.update((j.id, n + i) for i, j in enumerate(release.joint_clusters))
+    leaves: list[list[int]] = [[i] for i in range(n)]
+    joints: list[list[int]] = [[] for _ in range(n)]
+    is_child = [False] * (n + len(release.joint_clusters))
+    for i, j in enumerate(release.joint_clusters):
+        kids = [position[ch] for ch in j.children]
+        for ch in kids:
+            is_child[ch] = True
+        leaves.append([leaf for ch in kids for leaf in leaves[ch]])
+        joints.append([x for ch in kids for x in joints[ch]] + [i])
+    return leaves, joints, is_child
 
 
 def summarize_part(release: Release, truth: Truth, k: int, m: int) -> PartSummary:
     """The :class:`PartSummary` of a disassociated part (its release and truth)."""
-    restricted: list[set[str]] = []
-    leaves: dict[int, LeafSummary] = {}
-    kept: set[str] = set()
-    for i, (c, t) in enumerate(zip(release.clusters, truth.clusters, strict=True)):
-        restricted.append({term for chunk in c.record_chunks for sub in chunk for term in sub})
-        kept |= restricted[-1]
-        terms = {term: list(t.term_chunk[term]) for term in c.term_chunk}
-        if terms:
+    rc_terms = [{t for chunk in c.record_chunks for sub in chunk for t in sub} for c in release.clusters]
+    shared_terms = [{t for chunk in j.shared_chunks for sub in chunk for t in sub} for j in release.joint_clusters]
+    kept = set().union(*rc_terms, *shared_terms)
+    leaves_of, joints_of, is_child = _members(release)
+    n = len(release.clusters)
+    terms = sorted({t for c in release.clusters for t in c.term_chunk})
+    index = {t: i for i, t in enumerate(terms)}
+    tops: list[tuple[bool, int, int]] = []
+    top_leaf_ptr, top_restricted_ptr, restricted = [0], [0], []
+    leaf_rows: list[tuple[int, int, int, bool]] = []
+    leaf_group_ptr, group_term, group_record_ptr, records = [0], [], [0], []
+    for node, members in enumerate(leaves_of):
+        mine = [leaf for leaf in members if release.clusters[leaf].term_chunk]
+        if is_child[node] or not mine:
+            continue
+        vtc: set[str] = set()
+        for leaf in mine:
+            c, owners = release.clusters[leaf], truth.clusters[leaf].term_chunk
             nonempty = sum(len(chunk) for chunk in c.record_chunks)
             needs = not lemma2_holds(c.size, nonempty, len(c.record_chunks), k, m, True)
-            leaves[i] = LeafSummary(i, c.size, len(c.term_chunk), needs, terms)
-    position = {c.id: i for i, c in enumerate(release.clusters)}
-    n = len(release.clusters)
-    position.update((j.id, n + i) for i, j in enumerate(release.joint_clusters))
-    sizes = [c.size for c in release.clusters]
-    under: list[list[int]] = [[i] for i in range(n)]
-    is_child = [False] * (n + len(release.joint_clusters))
-    for j in release.joint_clusters:
-        kids = [position[ch] for ch in j.children]
-        for ch in kids:
-            is_child[ch] = True
-        under.append([leaf for ch in kids for leaf in under[ch]])
-        shared = {term for chunk in j.shared_chunks for sub in chunk for term in sub}
-        kept |= shared
-        restricted.append(set().union(*(restricted[ch] for ch in kids), shared))
-    tops = []
-    for node, members in enumerate(under):
-        if is_child[node]:
-            continue
-        mine = [leaves[leaf] for leaf in members if leaf in leaves]
-        if mine:
-            joint = node >= n
-            vtc = {term for leaf in mine for term in leaf.terms}
-            tops.append(TopSummary(joint, node - n if joint else node, sum(sizes[leaf] for leaf in members), mine,
-                                   vtc & restricted[node]))
-    return PartSummary(n, len(release.joint_clusters), kept, tops)
+            leaf_rows.append((leaf, c.size, len(c.term_chunk), needs))
+            for t in c.term_chunk:
+                group_term.append(index[t])
+                records.extend(owners[t])
+                group_record_ptr.append(len(records))
+            leaf_group_ptr.append(len(group_term))
+            vtc.update(c.term_chunk)
+        t_r = set().union(*(rc_terms[leaf] for leaf in members), *(shared_terms[j] for j in joints_of[node]))
+        restricted.extend(sorted(index[t] for t in vtc & t_r))
+        top_restricted_ptr.append(len(restricted))
+        top_leaf_ptr.append(len(leaf_rows))
+        joint = node >= n
+        tops.append((joint, node - n if joint else node, sum(release.clusters[x].size for x in members)))
+
+    def col(rows: list[tuple], i: int, dtype: type) -> np.ndarray:
+        return np.asarray([row[i] for row in rows], dtype=dtype)
+
+    return PartSummary(
+        n, len(release.joint_clusters), sorted(kept), terms, col(tops, 0, bool), col(tops, 1, np.int64),
+        col(tops, 2, np.int64), np.asarray(top_leaf_ptr, dtype=np.int64),
+        np.asarray(top_restricted_ptr, dtype=np.int64), np.asarray(restricted, dtype=np.int32),
+        col(leaf_rows, 0, np.int64), col(leaf_rows, 1, np.int64), col(leaf_rows, 2, np.int64),
+        col(leaf_rows, 3, bool), np.asarray(leaf_group_ptr, dtype=np.int64), np.asarray(group_term, dtype=np.int32),
+        np.asarray(group_record_ptr, dtype=np.int64), np.asarray(records, dtype=np.int64))
 
 
 @dataclass
 class PoolPlan:
-    """The pooled joint clusters (children named as the merged release names them, shared chunks as
-    (terms, [(record, sub-record)])) and the terms each part's clusters give up."""
+    """The pooled joint clusters (ids ``X1..``, children named as the merged release names them) and
+    the terms each part's clusters give up."""
 
     joints: list[JointCluster]
     joint_truths: list[JointClusterTruth]
@@ -165,95 +195,153 @@ class PoolPlan:
     """Term occurrences moved from term chunks to pooled shared chunks."""
 
 
-
 @dataclass
 class _Pool:
     """The pooled pass's working data. A node is a top cluster (``0..n_tops-1``, in part order) or a
-    pooled joint (``n_tops + x``); a group is one (leaf, pool term) with the records holding it."""
+    pooled joint (``n_tops + x``); a group is one (leaf, term) with the records holding the term.
+    Groups live in flat arrays; a top's (virtual) term chunk is built when it is tried, a pooled
+    joint's is kept (term -> its groups, and term -> its support)."""
 
     k: int
     m: int
-    names: list[str] = field(default_factory=list)
-    size: list[int] = field(default_factory=list)
-    vtc: list[dict[int, list[int]]] = field(default_factory=list)
-    """Per node, its (virtual) term chunk over the pool: term -> its groups."""
-    vsup: list[dict[int, int]] = field(default_factory=list)
-    """Per node, the support of each term of its virtual term chunk (over its groups)."""
-    t_r: list[set[int]] = field(default_factory=list)
-    """Per node, the terms of its T^r that are or were in its virtual term chunk."""
-    keys: list[tuple[int, ...]] = field(default_factory=list)
-    rank: list[int] = field(default_factory=list)
-    group_leaf: list[int] = field(default_factory=list)
-    group_term: list[int] = field(default_factory=list)
-    group_records: list[list[int]] = field(default_factory=list)
-    leaf_size: list[int] = field(default_factory=list)
-    leaf_needs: list[bool] = field(default_factory=list)
-    tc_left: list[int] = field(default_factory=list)
+    names: list[str]
+    size: list[int]
+    gptr: list[int]
+    """The groups of top x: gptr[x]:gptr[x+1]."""
+    gterm: array
+    gleaf: array
+    gsup: array
+    rptr: np.ndarray
+    records: np.ndarray
+    leaf_size: array
+    leaf_needs: list[bool]
+    tc_left: array
+    rank: np.ndarray
+    keys: list[bytes]
+    restricted_ptr: list[int]
+    restricted: array
+    vtc: list[dict[int, list[int]] | None] = field(default_factory=list)
+    vsup: list[dict[int, int] | None] = field(default_factory=list)
+    t_r: list[set[int] | None] = field(default_factory=list)
     children: list[list[int]] = field(default_factory=list)
     chunks: list[list[tuple[list[int], dict[int, tuple[int, ...]]]]] = field(default_factory=list)
     removed: list[int] = field(default_factory=list)
     """The groups whose term left their leaf's term chunk."""
 
 
-def _start(summaries: list[PartSummary], pool: list[str], k: int, m: int, lost: set[str]
-           ) -> tuple[_Pool, list[tuple[int, int]]]:
-    """Nodes, groups and leaves over the pool terms; also each leaf's (part, cluster position)."""
-    term_id = {t: i for i, t in enumerate(pool)}
-    total_clusters = total_joints = 0
-    st = _Pool(k, m)
-    leaf_of: list[tuple[int, int]] = []
-    for p, summary in enumerate(summaries):
-        for top in summary.tops:
-            vtc: dict[int, list[int]] = {}
-            for leaf in top.leaves:
-                held = sorted(term_id[t] for t in leaf.terms if t in term_id)
-                if not held:
-                    continue
-                for t in held:
-                    vtc.setdefault(t, []).append(len(st.group_leaf))
-                    st.group_leaf.append(len(leaf_of))
-                    st.group_term.append(t)
-                    st.group_records.append(leaf.terms[pool[t]])
-                leaf_of.append((p, leaf.position))
-                st.leaf_size.append(leaf.size)
-                st.leaf_needs.append(leaf.needs_term)
-                st.tc_left.append(leaf.term_chunk_size)
-            if vtc:
-                base = total_joints if top.joint else total_clusters
-                st.names.append(f"{'J' if top.joint else 'P'}{base + top.position + 1}")
-                st.size.append(top.size)
-                st.vtc.append(dict(sorted(vtc.items())))
-                st.vsup.append({t: sum(len(st.group_records[g]) for g in groups) for t, groups in vtc.items()})
-                st.t_r.append({term_id[t] for t in top.restricted if t in term_id})
-        total_clusters += summary.n_clusters
-        total_joints += summary.n_joints
-    # the ordering of section 4: terms by decreasing term chunk support (leaves holding them), ties by term
-    tcs = Counter(t for vtc in st.vtc for t, groups in vtc.items() for _ in groups)
-    st.rank = [0] * len(pool)
-    first = [t in lost for t in pool]
-    for r, t in enumerate(sorted(range(len(pool)), key=lambda t: (not first[t], -tcs[t], t))):
-        st.rank[t] = r
-    st.keys = [tuple(sorted(st.rank[t] for t in vtc)) for vtc in st.vtc]
-    st.children = [[] for _ in st.vtc]
-    return st, leaf_of
+def _gather(summaries: list[PartSummary], vocab: list[str]) -> dict[str, list]:
+    """The parts' arrays over one vocabulary (terms outside it dropped), concatenated by kind."""
+    index = {t: i for i, t in enumerate(vocab)}
+    out: dict[str, list] = {key: [] for key in ("names", "top_of_group", "gterm", "gleaf", "rlen", "records",
+                                                 "leaf_size", "leaf_tc", "leaf_needs", "leaf_part", "leaf_pos",
+                                                 "r_top", "r_term", "top_size")}
+    n_clusters = n_joints = n_leaves = n_tops = 0
+    for p, s in enumerate(summaries):
+        glob = np.fromiter((index.get(t, -1) for t in s.terms), dtype=np.int64, count=len(s.terms))
+        gterm = glob[s.group_term]
+        leaf_of_group = np.repeat(np.arange(len(s.leaf_size)), np.diff(s.leaf_group_ptr))
+        top_of_leaf = np.repeat(np.arange(len(s.top_size)), np.diff(s.top_leaf_ptr))
+        keep = gterm >= 0
+        out["top_of_group"].append(top_of_leaf[leaf_of_group][keep] + n_tops)
+        out["gterm"].append(gterm[keep])
+        out["gleaf"].append(leaf_of_group[keep] + n_leaves)
+        lengths = np.diff(s.group_record_ptr)
+        out["rlen"].append(lengths[keep])
+        out["records"].append(s.records[np.repeat(keep, lengths)])
+        for key, values in (("leaf_size", s.leaf_size), ("leaf_tc", s.leaf_tc_size), ("leaf_needs", s.leaf_needs),
+                            ("leaf_pos", s.leaf_position), ("top_size", s.top_size)):
+            out[key].append(values)
+        out["leaf_part"].append(np.full(len(s.leaf_size), p, dtype=np.int64))
+        r_glob = glob[s.restricted]
+        r_top = np.repeat(np.arange(len(s.top_size)), np.diff(s.top_restricted_ptr))
+        out["r_top"].append(r_top[r_glob >= 0] + n_tops)
+        out["r_term"].append(r_glob[r_glob >= 0])
+        out["names"] += [f"J{n_joints + x + 1}" if joint else f"P{n_clusters + x + 1}"
+                         for joint, x in zip(s.top_joint.tolist(), s.top_position.tolist(), strict=True)]
+        n_clusters, n_joints = n_clusters + s.n_clusters, n_joints + s.n_joints
+        n_leaves, n_tops = n_leaves + len(s.leaf_size), n_tops + len(s.top_size)
+    return {key: (np.concatenate(v) if v and key != "names" else v) for key, v in out.items()}
 
 
-def _candidates(st: _Pool, a: int, b: int) -> tuple[dict[int, list[int]], dict[int, int]]:
+def _start(summaries: list[PartSummary], vocab: list[str], lost: np.ndarray, k: int, m: int
+           ) -> tuple[_Pool, np.ndarray, np.ndarray]:
+    """The pass's state over ``vocab``; also each leaf's part and cluster position."""
+    a = _gather(summaries, vocab)
+    top_of_group = a["top_of_group"].astype(np.int64)
+    nodes = np.unique(top_of_group)  # the tops holding a term of vocab, in order
+    node_of_group = np.searchsorted(nodes, top_of_group)
+    gterm = a["gterm"].astype(np.int64)
+    # the ordering (section 4; module doc): terms no part publishes first, then by decreasing term
+    # chunk support (the leaves holding them), ties by term
+    tcs = np.bincount(gterm, minlength=len(vocab))
+    rank = np.empty(len(vocab), dtype=np.int64)
+    rank[np.lexsort((np.arange(len(vocab)), -tcs, ~lost))] = np.arange(len(vocab))
+    width = max(len(vocab), 1)
+    keyed = np.unique(node_of_group * width + rank[gterm])
+    bounds = np.searchsorted(keyed // width, np.arange(len(nodes) + 1)).tolist()
+    blob = (keyed % width).astype(">u4").tobytes()
+    r_keep = np.isin(a["r_top"], nodes)
+    r_node = np.searchsorted(nodes, a["r_top"][r_keep])
+    r_order = np.lexsort((a["r_term"][r_keep], r_node))
+    st = _Pool(
+        k, m, [a["names"][x] for x in nodes.tolist()], a["top_size"][nodes].tolist(),
+        np.searchsorted(node_of_group, np.arange(len(nodes) + 1)).tolist(), int_array(gterm), int_array(a["gleaf"]),
+        int_array(a["rlen"]), np.concatenate(([0], np.cumsum(a["rlen"]))), a["records"],
+        int_array(a["leaf_size"]), a["leaf_needs"].astype(bool).tolist(), int_array(a["leaf_tc"]), rank,
+        [blob[4 * bounds[x]:4 * bounds[x + 1]] for x in range(len(nodes))],
+        np.searchsorted(r_node[r_order], np.arange(len(nodes) + 1)).tolist(), int_array(a["r_term"][r_keep][r_order]))
+    st.vtc = [None] * len(nodes)
+    st.vsup = [None] * len(nodes)
+    st.t_r = [None] * len(nodes)
+    st.children = [[] for _ in range(len(nodes))]
+    return st, a["leaf_part"], a["leaf_pos"]
+
+
+def _node_vtc(st: _Pool, x: int) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """Node x's virtual term chunk (term -> groups) and supports; a top's is built afresh."""
+    found, sup = st.vtc[x], st.vsup[x]
+    if found is not None and sup is not None:
+        return found, sup
+    vtc: dict[int, list[int]] = {}
+    vsup: dict[int, int] = {}
+    gterm, gsup = st.gterm, st.gsup
+    for g in range(st.gptr[x], st.gptr[x + 1]):
+        t = gterm[g]
+        if t in vtc:
+            vtc[t].append(g)
+            vsup[t] += gsup[g]
+        else:
+            vtc[t] = [g]
+            vsup[t] = gsup[g]
+    if st.gptr[x + 1] - st.gptr[x] >= _KEEP_GROUPS:  # a large top is tried often: keep its dicts
+        st.vtc[x], st.vsup[x] = vtc, vsup
+    return vtc, vsup
+
+
+def _node_t_r(st: _Pool, x: int) -> set[int]:
+    found = st.t_r[x]
+    if found is None:
+        found = st.t_r[x] = set(st.restricted[st.restricted_ptr[x]:st.restricted_ptr[x + 1]])
+    return found
+
+
+def _candidates(st: _Pool, va: dict[int, list[int]], sa: dict[int, int], vb: dict[int, list[int]],
+                sb: dict[int, int]) -> tuple[dict[int, list[int]], dict[int, int]]:
     """Step 1 of a join: the common terms whose support over both nodes reaches k, with their groups."""
     groups_of: dict[int, list[int]] = {}
     supports: dict[int, int] = {}
-    sa, sb, k = st.vsup[a], st.vsup[b], st.k
+    k = st.k
     for t in sorted(sa.keys() & sb.keys()):
         s = sa[t] + sb[t]
         if s >= k:
-            groups_of[t] = st.vtc[a][t] + st.vtc[b][t]
+            groups_of[t] = va[t] + vb[t]
             supports[t] = s
     return groups_of, supports
 
 
 def _keep_last_terms(st: _Pool, groups_of: dict[int, list[int]], supports: dict[int, int]) -> Counter:
     """Step 2: a leaf that needs its term chunk for Lemma 2 keeps one term (module doc); returns v_j per leaf."""
-    leaf = st.group_leaf
+    leaf = st.gleaf
     per_leaf: Counter = Counter(leaf[g] for groups in groups_of.values() for g in groups)
     for p in sorted(p for p, n in per_leaf.items() if n >= st.tc_left[p] and st.leaf_needs[p]):
         if per_leaf[p] < st.tc_left[p]:
@@ -265,9 +353,38 @@ def _keep_last_terms(st: _Pool, groups_of: dict[int, list[int]], supports: dict[
     return +per_leaf
 
 
+def _merge(st: _Pool, a: int, b: int, v: tuple[dict, dict, dict, dict], placed: dict[int, int]) -> None:
+    """Step 5: the new node; the smaller structures are merged into the larger ones (a and b retire)."""
+    va, sa, vb, sb = v
+    (vtc, vsup), (little, little_sup) = ((va, sa), (vb, sb)) if len(va) >= len(vb) else ((vb, sb), (va, sa))
+    for t, groups in little.items():
+        if t in vtc:
+            vtc[t] = vtc[t] + groups
+            vsup[t] += little_sup[t]
+        else:
+            vtc[t] = groups
+            vsup[t] = little_sup[t]
+    for t in placed:
+        del vtc[t], vsup[t]
+    ra, rb = _node_t_r(st, a), _node_t_r(st, b)
+    t_r = ra if len(ra) >= len(rb) else rb
+    t_r |= rb if t_r is ra else ra
+    t_r.update(placed)
+    st.vtc.append(vtc)
+    st.vsup.append(vsup)
+    st.t_r.append(t_r)
+    st.keys.append(np.sort(st.rank[np.fromiter(vtc, dtype=np.int64, count=len(vtc))]).astype(">u4").tobytes())
+    st.size.append(st.size[a] + st.size[b])
+    st.children.append(sorted((a, b)))
+    for x in (a, b):
+        st.vtc[x], st.vsup[x], st.t_r[x], st.keys[x] = {}, {}, set(), b""
+
+
 def _try_join(st: _Pool, a: int, b: int) -> bool:
     """REFINE's join (Equation 1, shared chunks, the new node) of nodes ``a`` and ``b``; True on a join."""
-    groups_of, supports = _candidates(st, a, b)
+    va, sa = _node_vtc(st, a)
+    vb, sb = _node_vtc(st, b)
+    groups_of, supports = _candidates(st, va, sa, vb, sb)
     if not supports:
         return False
     per_leaf = _keep_last_terms(st, groups_of, supports)
@@ -277,35 +394,15 @@ def _try_join(st: _Pool, a: int, b: int) -> bool:
     for p, n in per_leaf.items():
         st.tc_left[p] -= n
     postings: dict[int, list[int]] = {}
+    rptr, records = st.rptr, st.records
     for t, groups in groups_of.items():
-        postings[t] = [r for g in groups for r in st.group_records[g]]
+        postings[t] = [r for g in groups for r in records[rptr[g]:rptr[g + 1]].tolist()]
         st.removed.extend(groups)
     order = sorted(supports, key=lambda t: (-supports[t], t))
-    ra, rb = st.t_r[a], st.t_r[b]
+    ra, rb = _node_t_r(st, a), _node_t_r(st, b)
     restricted = {t for t in supports if t in ra or t in rb}
     st.chunks.append(group_refining_terms(postings, order, restricted, st.k, st.m))
-    big, little = (a, b) if len(st.vtc[a]) >= len(st.vtc[b]) else (b, a)  # the smaller merges into the larger
-    vtc, vsup = st.vtc[big], st.vsup[big]
-    for t, groups in st.vtc[little].items():
-        if t in vtc:
-            vtc[t] = vtc[t] + groups
-            vsup[t] += st.vsup[little][t]
-        else:
-            vtc[t] = groups
-            vsup[t] = st.vsup[little][t]
-    for t in supports:
-        del vtc[t], vsup[t]
-    t_r = ra if len(ra) >= len(rb) else rb
-    t_r |= rb if t_r is ra else ra
-    t_r.update(supports)
-    st.vtc.append(vtc)
-    st.vsup.append(vsup)
-    st.t_r.append(t_r)
-    st.keys.append(tuple(sorted(st.rank[t] for t in vtc)))
-    st.size.append(st.size[a] + st.size[b])
-    st.children.append(sorted((a, b)))
-    for x in (a, b):
-        st.vtc[x], st.vsup[x], st.t_r[x], st.keys[x] = {}, {}, set(), ()
+    _merge(st, a, b, (va, sa, vb, sb), supports)
     return True
 
 
@@ -376,133 +473,16 @@ def _publish(st: _Pool, pool: list[str], n_tops: int, seed: int) -> tuple[list[J
 def plan_pool(summaries: list[PartSummary], supports: Mapping[str, int], k: int, m: int, seed: int) -> PoolPlan:
     """The pooled REFINE pass over the parts' top clusters (module doc), decided from their summaries
     and the whole dataset's term ``supports``; ``seed`` is the owner's."""
-    held = {t for s in summaries for top in s.tops for leaf in top.leaves for t in leaf.terms}
-    pool = sorted(t for t in held if supports.get(t, 0) >= k)
+    vocab = sorted({t for s in summaries for t in s.terms if supports.get(t, 0) >= k})
     kept = set().union(*(s.kept for s in summaries)) if summaries else set()
-    st, leaf_of = _start(summaries, pool, k, m, {t for t in pool if t not in kept})
-    n_tops = len(st.vtc)
+    lost = np.fromiter((t not in kept for t in vocab), dtype=bool, count=len(vocab))
+    st, leaf_part, leaf_pos = _start(summaries, vocab, lost, k, m)
+    n_tops = len(st.names)
     _refine_rounds(st)
-    joints, truths = _publish(st, pool, n_tops, seed)
+    joints, truths = _publish(st, vocab, n_tops, seed)
     plan = PoolPlan(joints, truths, [{} for _ in summaries])
     for g in st.removed:
-        part, position = leaf_of[st.group_leaf[g]]
-        plan.removed[part].setdefault(position, set()).add(pool[st.group_term[g]])
-        plan.moved += len(st.group_records[g])
+        leaf = st.gleaf[g]
+        plan.removed[int(leaf_part[leaf])].setdefault(int(leaf_pos[leaf]), set()).add(vocab[st.gterm[g]])
+        plan.moved += st.gsup[g]
     return plan
-
-
-# ---------------------------------------------------------------------------------------------
-# Applying the plan to the parts, as they are written
-# ---------------------------------------------------------------------------------------------
-
-def _without(release: Release, truth: Truth | None, removed: Mapping[int, set[str]]) -> tuple[Release, Truth | None]:
-    """``release`` and ``truth`` with the ``removed`` terms out of their clusters' term chunks."""
-    clusters = list(release.clusters)
-    truths = list(truth.clusters) if truth is not None else []
-    for position, gone in removed.items():
-        c = clusters[position]
-        clusters[position] = Cluster(c.id, c.size, c.record_chunks, [t for t in c.term_chunk if t not in gone])
-        if truth is not None:
-            t = truths[position]
-            truths[position] = ClusterTruth(t.id, t.records, t.record_chunks,
-                                            {term: ids for term, ids in t.term_chunk.items() if term not in gone})
-    out = Release(release.params, clusters, release.joint_clusters)
-    return out, (dataclasses.replace(truth, clusters=truths) if truth is not None else None)
-
-
-def _patch_piece(cid: str, tail: bytes, gone: set[str]) -> bytes:
-    """One encoded cluster (release or truth) without the ``gone`` terms in its term chunk."""
-    head = b'{"id":' + dumps(cid)
-    value = orjson.loads(head + tail)
-    chunk = value["term_chunk"]
-    value["term_chunk"] = ([t for t in chunk if t not in gone] if isinstance(chunk, list)
-                           else {t: ids for t, ids in chunk.items() if t not in gone})
-    return dumps(value)[len(head):]
-
-
-def _patch_encoded(part: EncodedPart, removed: Mapping[int, set[str]]) -> None:
-    """:func:`_without` on an encoded part, in place (only the clusters that lose terms are decoded)."""
-    for position, gone in removed.items():
-        cid = part.cluster_ids[position]
-        part.clusters[position] = _patch_piece(cid, part.clusters[position], gone)
-        if part.truth_clusters is not None:
-            part.truth_clusters[position] = _patch_piece(cid, part.truth_clusters[position], gone)
-
-
-def _apply(result: PartResult, removed: Mapping[int, set[str]]) -> PartResult:
-    if not removed:
-        return result
-    if result.encoded is not None:
-        _patch_encoded(result.encoded, removed)
-    elif result.release is not None:
-        result.release, result.truth = _without(result.release, result.truth, removed)
-    return result
-
-
-def _pooled_part(plan: PoolPlan, index: int, params: Mapping[str, object], encoded: bool, with_truth: bool,
-                 seconds: float) -> PartResult:
-    """The pooled joint clusters as one more part (no simple cluster; children in earlier parts)."""
-    release, truth = Release(params, [], plan.joints), Truth([], plan.joint_truths)
-    times = {"horpart": 0.0, "verpart": 0.0, "refine": seconds, "build": 0.0, "safe": 0.0}
-    result = PartResult(index, release, truth, np.zeros(0, dtype=np.int64), times)
-    if encoded:
-        result.figures = RunFigures(seconds=dict(times))
-        result.figures.add(release, truth)
-        result.figures.term_chunk_occurrences -= plan.moved
-        result.encoded = encode_part(release, truth if with_truth else None)
-        result.release = result.truth = None
-    return result
-
-
-def _trim(summary: PartSummary, supports: Mapping[str, int], k: int) -> PartSummary:
-    """Drop the terms no pooled join can place (support below k in the whole dataset)."""
-    for top in summary.tops:
-        for leaf in top.leaves:
-            leaf.terms = {t: ids for t, ids in leaf.terms.items() if supports.get(t, 0) >= k}
-    return summary
-
-
-def pool_results(results: Iterable[PartResult], params: DisassociationParams, seed: int,
-                 supports: Mapping[str, int], spool_dir: str | Path | None = None) -> Iterator[PartResult]:
-    """The parts of a split run with the pooled REFINE pass applied (module doc), in part order,
-    followed by one more part holding the pooled joint clusters (when there are any).
-
-    ``results`` are the parts as :func:`anonymizer.disassociation.pipeline.run_parts` or the Dask
-    executor yield them, each with its summary (``PartResult.pool``); a run that is not split (no
-    summary) or runs without REFINE passes through unchanged. Every part must be done before the
-    first one is yielded: encoded parts wait in a temporary file (in ``spool_dir``), so only the
-    summaries are held in memory; parts made of objects (the in-memory API) are kept as they are.
-    ``supports`` are the term supports of the whole dataset.
-    """
-    results = iter(results)
-    first = next(results, None)
-    if first is None:
-        return
-    if first.pool is None or not params.refine:
-        yield first
-        yield from results
-        return
-    encoded = first.encoded is not None
-    with_truth = (first.encoded.truth_clusters is not None) if first.encoded is not None else True
-    summaries: list[PartSummary] = []
-    held: list[PartResult | None] = []
-    with tempfile.TemporaryFile(dir=spool_dir) as spool:
-        for result in itertools.chain([first], results):
-            if result.pool is None:
-                raise ValueError("every part of a pooled run needs its summary (PartResult.pool)")
-            summaries.append(_trim(result.pool, supports, params.k))
-            result.pool = None
-            if encoded:
-                pickle.dump(result, spool, protocol=pickle.HIGHEST_PROTOCOL)
-            held.append(None if encoded else result)
-        start = time.perf_counter()
-        plan = plan_pool(summaries, supports, params.k, params.m, seed)
-        seconds = time.perf_counter() - start
-        del summaries
-        spool.seek(0)
-        for i in range(len(held)):
-            result = pickle.load(spool) if encoded else held[i]
-            held[i] = None
-            yield _apply(result, plan.removed[i])  # type: ignore[arg-type]
-    if plan.joints:
-        yield _pooled_part(plan, len(held), params.to_json(), encoded, with_truth, seconds)
