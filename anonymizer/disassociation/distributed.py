@@ -18,9 +18,14 @@ spread over a Dask cluster:
    which joins them in file order (the records' ids ascending, the vocabulary of the terms they
    hold, sorted) and disassociates the part with its own seed
    (:func:`corpora.common.seeds.part_seed`) exactly as :func:`anonymizer.disassociation.pipeline.run_parts` does.
-4. **One release.** The client receives the parts in part order and streams them into one
-   release and truth (:class:`anonymizer.io.json_writer.ReleaseWriter`); it holds one part at a
-   time.
+4. **REFINE across the parts.** Each worker also sends a summary of its part's term chunks
+   (:class:`anonymizer.disassociation.split_refine.PartSummary`); the client runs the pooled REFINE
+   pass over all of them (:mod:`anonymizer.disassociation.split_refine`), the same code as the
+   single-process run, while the parts wait in a temporary file on the client's disk.
+5. **One release.** The client then streams the parts in part order into one release and truth
+   (:class:`anonymizer.io.json_writer.ReleaseWriter`), each with the terms the pooled joint clusters
+   took out of its term chunks, and the pooled joint clusters last
+   (:func:`anonymizer.disassociation.split_stream.pool_results`); it holds one part at a time.
 
 So the same input, parameters, seed and split depth give the same bytes on Dask as in one
 process (``tests/test_distributed.py`` checks it with a 2-worker ``LocalCluster``).

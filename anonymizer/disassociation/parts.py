@@ -18,12 +18,15 @@ What is the same as the unsplit run, and what is not (tested in ``tests/test_par
   they are chosen first and split nothing, which is what ``ignore`` does in the unsplit run). For
   ``adding`` and ``remaining`` (AlShuhail2021 3.3.1), whose small groups move to a group waiting
   elsewhere in the tree, the moves stay inside a part.
-* **Everything after HORPART stays inside a part**: the join step (a cluster smaller than k joins
-  the cluster made just before it in its part), REFINE (joint clusters never span two parts) and
-  the publishing shuffle (each part draws from its own seed, :func:`corpora.common.seeds.part_seed`).
-  So a split run is *a* disassociation with every guarantee of one (each part is one; the parts
-  hold disjoint records), but not byte for byte the unsplit run. Runs with the same split depth
-  give the same bytes whatever the executor: that is the contract of ``--executor dask``.
+* **Everything after HORPART starts inside a part**: the join step (a cluster smaller than k joins
+  the cluster made just before it in its part), VERPART, REFINE and the publishing shuffle (each
+  part draws from its own seed, :func:`corpora.common.seeds.part_seed`).
+* **Then REFINE runs once more across the parts** (issue 25,
+  :mod:`anonymizer.disassociation.split_refine`): over the parts' top clusters, so that a term rare
+  in every part is pooled as the unsplit run pools it; its joint clusters span parts and are
+  published after the parts' own. So a split run is *a* disassociation with every guarantee of one,
+  but not byte for byte the unsplit run. Runs with the same split depth give the same bytes
+  whatever the executor: that is the contract of ``--executor dask``.
 
 Choices (the paper has no split depth):
 

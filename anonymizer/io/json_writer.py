@@ -80,6 +80,7 @@ def renumbered(release: Release, truth: Truth | None, first_cluster: int, first_
     A child that is not one of the part's own clusters keeps its name (the joint clusters REFINE makes
     across the parts of a split run, :mod:`anonymizer.disassociation.split_refine`, name children of
     earlier parts as the merged release names them).
+
     Copies only the small objects around the chunks: sub-records and record-id lists are shared.
     The truth's record ids are kept as they are: a part's truth already names the records by their
     positions in the whole dataset (:func:`anonymizer.disassociation.parts.disassociate_part`).
