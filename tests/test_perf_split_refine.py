@@ -102,12 +102,29 @@ def test_every_occurrence_is_published_exactly_once(quest: TransactionDataset, d
                 for size in range(1, m + 1):
                     itemsets.update(itertools.combinations(sorted(sub), size))
             assert all(n >= k for n in itemsets.values()), j.id
+    _check_property1(release, k)
     expected = Counter((r, term) for r in range(len(quest)) for term in quest[r])
     if safe:  # safe disassociation suppresses occurrences; none may appear twice
         assert all(n == 1 for n in seen.values()) and set(seen) <= set(expected)
     else:
         assert seen == expected
     assert verify(release).ok
+
+
+def _check_property1(release: Release, k: int) -> None:
+    """Terrovitis2012 Property 1, brute force: a shared chunk holding a term of T^r (record-chunk terms
+    of the joint's leaves, shared-chunk terms of the joints below it) lists every distinct
+    sub-record at least k times."""
+    rc_terms = {c.id: {t for chunk in c.record_chunks for sub in chunk for t in sub} for c in release.clusters}
+    below: dict[str, set[str]] = {c.id: set() for c in release.clusters}  # shared-chunk terms under a node
+    for j in release.joint_clusters:
+        t_r = set().union(*(rc_terms[ch] | below[ch] for ch in j.children))
+        for chunk in j.shared_chunks:
+            if t_r & {t for sub in chunk for t in sub}:
+                assert all(n >= k for n in Counter(tuple(sorted(sub)) for sub in chunk).values()), j.id
+        rc_terms[j.id] = set().union(*(rc_terms[ch] for ch in j.children))
+        below[j.id] = set().union(*(below[ch] for ch in j.children), (t for ch in j.shared_chunks for sub in ch
+                                                                       for t in sub))
 
 
 def test_streamed_parts_equal_the_object_parts(quest: TransactionDataset, tmp_path: Path) -> None:

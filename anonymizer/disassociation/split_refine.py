@@ -25,8 +25,9 @@ The paper has no split runs; the choices made here:
   recovered a third of the loss on 200k records at split depth 2 (tlost 56.9% -> 49.3%, unsplit
   41.1%); with this one the split runs lose fewer terms than the unsplit run (docs/scale.md).
 * **Property 1** (section 5): T^r of a top cluster (the terms of its leaves' record chunks and its
-  joints' shared chunks) is sent with it, restricted to its term-chunk terms (the only ones a join
-  can place); a pooled joint's T^r is its children's plus the terms it places. A shared chunk with
+  joints' shared chunks) is sent with it, whole (a term of it that is in no term chunk of this top
+  may be placed by an ancestor, from another top's term chunk); a pooled joint's T^r is its
+  children's plus the terms it places. A shared chunk with
   a T^r term must be k-anonymous, any other k^m-anonymous
   (:func:`~anonymizer.disassociation.shared_chunks.group_refining_terms`).
 * **Lemma 2** (section 5): the parts' releases are built, so the record-chunk repair REFINE does
@@ -87,8 +88,8 @@ class PartSummary:
     *Tops* are the part's top clusters holding a term chunk, *leaves* their simple clusters with a
     non-empty term chunk (a top's leaves are contiguous), *groups* one (leaf, term-chunk term) each
     with the records holding the term (a leaf's groups are contiguous, by term). ``*_ptr`` arrays
-    are CSR offsets. ``restricted`` lists, per top, the terms of its leaves' term chunks that are in
-    its T^r (Property 1: a record chunk of one of its leaves or a shared chunk of one of its joints).
+    are CSR offsets. ``restricted`` lists, per top, the terms of its T^r (Property 1: a record chunk
+    of one of its leaves or a shared chunk of one of its joints).
     """
 
     n_clusters: int
@@ -96,7 +97,7 @@ class PartSummary:
     kept: list[str]
     """The terms the part publishes in a record chunk or a shared chunk (sorted)."""
     terms: list[str]
-    """The terms of the groups (sorted); ``group_term`` and ``restricted`` index it."""
+    """The terms of the part's term chunks and T^r (sorted); ``group_term`` and ``restricted`` index it."""
     top_joint: np.ndarray
     top_position: np.ndarray
     """A top's index among the part's joint clusters (``top_joint``) or clusters."""
@@ -141,7 +142,7 @@ def summarize_part(release: Release, truth: Truth, k: int, m: int) -> PartSummar
     kept = set().union(*rc_terms, *shared_terms)
     leaves_of, joints_of, is_child = _members(release)
     n = len(release.clusters)
-    terms = sorted({t for c in release.clusters for t in c.term_chunk})
+    terms = sorted(kept.union(*(c.term_chunk for c in release.clusters)))
     index = {t: i for i, t in enumerate(terms)}
     tops: list[tuple[bool, int, int]] = []
     top_leaf_ptr, top_restricted_ptr, restricted = [0], [0], []
@@ -151,7 +152,6 @@ def summarize_part(release: Release, truth: Truth, k: int, m: int) -> PartSummar
         mine = [leaf for leaf in members if release.clusters[leaf].term_chunk]
         if is_child[node] or not mine:
             continue
-        vtc: set[str] = set()
         for leaf in mine:
             c, owners = release.clusters[leaf], truth.clusters[leaf].term_chunk
             nonempty = sum(len(chunk) for chunk in c.record_chunks)
@@ -162,9 +162,8 @@ def summarize_part(release: Release, truth: Truth, k: int, m: int) -> PartSummar
                 records.extend(owners[t])
                 group_record_ptr.append(len(records))
             leaf_group_ptr.append(len(group_term))
-            vtc.update(c.term_chunk)
         t_r = set().union(*(rc_terms[leaf] for leaf in members), *(shared_terms[j] for j in joints_of[node]))
-        restricted.extend(sorted(index[t] for t in vtc & t_r))
+        restricted.extend(sorted(index[t] for t in t_r))  # all of it: an ancestor may place a term of T^r
         top_restricted_ptr.append(len(restricted))
         top_leaf_ptr.append(len(leaf_rows))
         joint = node >= n
@@ -473,7 +472,8 @@ def _publish(st: _Pool, pool: list[str], n_tops: int, seed: int) -> tuple[list[J
 def plan_pool(summaries: list[PartSummary], supports: Mapping[str, int], k: int, m: int, seed: int) -> PoolPlan:
     """The pooled REFINE pass over the parts' top clusters (module doc), decided from their summaries
     and the whole dataset's term ``supports``; ``seed`` is the owner's."""
-    vocab = sorted({t for s in summaries for t in s.terms if supports.get(t, 0) >= k})
+    held = {s.terms[i] for s in summaries for i in np.unique(s.group_term).tolist()}
+    vocab = sorted(t for t in held if supports.get(t, 0) >= k)
     kept = set().union(*(s.kept for s in summaries)) if summaries else set()
     lost = np.fromiter((t not in kept for t in vocab), dtype=bool, count=len(vocab))
     st, leaf_part, leaf_pos = _start(summaries, vocab, lost, k, m)
