@@ -33,7 +33,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,7 +41,9 @@ from anonymizer.baselines.hierarchy import Hierarchy
 from corpora.common.errors import InputError
 from corpora.common.files import parse_json, read_text_bounded, write_json_atomic, write_text_atomic
 from corpora.common.seeds import check_seed
-from corpora.dataset import TransactionDataset
+
+if TYPE_CHECKING:  # the dataset class (and scipy) load only when a release is turned into one
+    from corpora.dataset import TransactionDataset
 
 __all__ = ["GENERALIZED_FORMAT", "OWNER_FORMAT", "METHODS", "GeneralizedRelease", "OwnerFile",
            "load_generalized", "save_generalized", "load_owner", "save_owner", "release_format", "MAX_JSON_BYTES"]
@@ -77,6 +79,8 @@ class GeneralizedRelease:
 
     def dataset(self, name: str = "published") -> TransactionDataset:
         """The records as a :class:`TransactionDataset` (items are node labels)."""
+        from corpora.dataset import TransactionDataset
+
         return TransactionDataset.from_records(self.records, name=name)
 
     def leaf_map(self) -> np.ndarray:
