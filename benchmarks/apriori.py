@@ -9,7 +9,8 @@ The hierarchy is the balanced tree of fan-out 5 over the items (``anonymizer.bas
 run is a fresh subprocess, so the peak resident memory (``ru_maxrss``) is that run's own, and it
 includes loading the data; the seconds are the anonymization alone (hierarchy built, release
 built, not written). Prints one row per run: records, items, seconds, peak MB, generalized nodes,
-fixes per round, NCP.
+fixes per round, NCP. The whole command (start-up, reading, writing) against the parsing floor is
+``python benchmarks/loop.py --steps apriori`` (issue 25).
 """
 
 from __future__ import annotations

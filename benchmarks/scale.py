@@ -3,6 +3,7 @@
     python benchmarks/scale.py                                  # 100k and 1M
     python benchmarks/scale.py --sizes 100000 1000000 10000000 --split-depth 4 --dask
     python benchmarks/scale.py --data-dir /tmp/bench            # reuse generated inputs
+    python benchmarks/scale.py --sizes 1000000 --tlost-depths 0 2 4 --no-cover   # tlost by split depth
 
 Data: ``corpora.synthetic.quest.generate_quest(n, 5000, 10.0, seed=0)`` written as SPMF text (5,000
 items, average length 10), generated once per size into ``--data-dir``. Parameters: k=5, m=2,
@@ -18,9 +19,13 @@ Rows, per size:
   command prints;
 * ``anonymize --split-depth D`` (``--split-depth``) and ``--executor dask`` (``--dask``, a local
   cluster of 2 single-threaded workers);
-* ``cover``: ``python -m attacks cover R --attacker strong --json`` on the unsplit release.
+* ``cover``: ``python -m attacks cover R --attacker strong --json`` on the unsplit release;
+* ``--tlost-depths D...``: one ``anonymize --split-depth D`` row per depth (depth 0 is the unsplit
+  run), for the tlost-by-depth table of docs/scale.md.
 
-The ratio column is seconds / floor seconds.
+The ratio column is seconds / floor seconds. The ``tlost`` column is the one the command prints
+(Terrovitis2012 section 7.1: the share of the terms of support above k found only in term chunks),
+and ``tc share`` the share of term occurrences in term chunks.
 """
 
 from __future__ import annotations
@@ -83,6 +88,12 @@ def measure(argv: list[str]) -> tuple[float, float, str]:
         return seconds, peak / 2**30, out.read()
 
 
+def utility(out: str) -> tuple[str, str]:
+    """(tlost, term-chunk share) as the command printed them, or ("", "")."""
+    found = re.search(r"term occurrences in term chunks ([0-9.]+%), tlost ([0-9.]+%)", out)
+    return (found.group(2), found.group(1)) if found else ("", "")
+
+
 def phases(out: str) -> str:
     line = next((x for x in out.splitlines() if x.startswith("seconds:")), "")
     return re.sub(r"^seconds: ", "", line)
@@ -96,11 +107,14 @@ def main() -> None:
     parser.add_argument("--dask", action="store_true", help="also run --executor dask (2 local workers)")
     parser.add_argument("--no-cover", action="store_true")
     parser.add_argument("--no-unsplit", action="store_true", help="skip the unsplit run (e.g. at 10M)")
+    parser.add_argument("--tlost-depths", type=int, nargs="+", default=[],
+                        help="also run --split-depth D for each D (0: the unsplit run) for the tlost column")
     args = parser.parse_args()
     data = Path(args.data_dir)
     data.mkdir(parents=True, exist_ok=True)
     py = sys.executable
-    print(f"{'records':>10} {'case':<34} {'seconds':>8} {'x floor':>8} {'peak GB':>8}  phases")
+    print(f"{'records':>10} {'case':<34} {'seconds':>8} {'x floor':>8} {'peak GB':>8} {'tlost':>6} {'tc share':>8}"
+          "  phases")
     for n in args.sizes:
         path = data / f"quest{n}.txt"
         generate(n, path)
@@ -117,10 +131,13 @@ def main() -> None:
             depth = str(args.split_depth if args.split_depth is not None else 3)
             cases.append((f"anonymize --executor dask (depth {depth})",
                           ["--executor", "dask", "--split-depth", depth, "-o", str(data / f"rd{n}.json")]))
+        cases += [(f"anonymize --split-depth {d}", ["--split-depth", str(d), "-o", str(data / f"rs{n}-{d}.json")])
+                  for d in args.tlost_depths]
         for label, extra in cases:
             seconds, gb, out = measure([*base, *extra])
-            print(f"{n:>10,} {label:<34} {seconds:>8.2f} {seconds / floor:>8.2f} {gb:>8.2f}  {phases(out)}",
-                  flush=True)
+            tlost, share = utility(out)
+            print(f"{n:>10,} {label:<34} {seconds:>8.2f} {seconds / floor:>8.2f} {gb:>8.2f} {tlost:>6} {share:>8}  "
+                  f"{phases(out)}", flush=True)
         if not args.no_cover and not args.no_unsplit:
             seconds, gb, _ = measure([py, "-m", "attacks", "cover", str(release), "--attacker", "strong", "--json"])
             print(f"{n:>10,} {'attacks cover --attacker strong':<34} {seconds:>8.2f} {seconds / floor:>8.2f} "

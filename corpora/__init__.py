@@ -14,12 +14,13 @@ from importlib import import_module
 from typing import Any
 
 from corpora.common.errors import InputError
-from corpora.dataset import DatasetStats, TransactionDataset
 
 __all__ = ["DatasetStats", "InputError", "TransactionDataset", "from_dataframe", "generate_quest", "list_datasets",
            "load_dataset", "read_dataset", "write_dataset"]
 
 _LAZY = {
+    "DatasetStats": ("corpora.dataset", "DatasetStats"),
+    "TransactionDataset": ("corpora.dataset", "TransactionDataset"),
     "load_dataset": ("corpora.registry", "load_dataset"),
     "list_datasets": ("corpora.registry", "list_datasets"),
     "read_dataset": ("corpora.io.formats", "read_dataset"),

@@ -11,6 +11,7 @@ and ``scipy.sparse`` matrices.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,12 @@ import scipy.sparse as sp
 from corpora.common.errors import InputError
 
 __all__ = ["DatasetStats", "TransactionDataset"]
+
+
+def _str_key(term: object) -> tuple[int, str]:
+    """Sort key that never fails on mixed types (strings first, in their order); a non-string sends
+    :meth:`TransactionDataset.from_term_lists` to the checking :meth:`TransactionDataset.from_records`."""
+    return (0, term) if type(term) is str else (1, repr(term))
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,39 @@ class TransactionDataset:
         indices = indices[np.lexsort((indices, rows))].astype(np.int32, copy=False)
         vocabulary = tuple(terms[i] for i in order)
         return cls(vocabulary, indptr_arr, indices, name=name, metadata=dict(metadata or {}))
+
+    @classmethod
+    def from_term_lists(
+        cls,
+        records: Sequence[Sequence[str]],
+        name: str = "",
+        metadata: Mapping[str, Any] | None = None,
+    ) -> TransactionDataset:
+        """:meth:`from_records` for records held as sequences of terms (lists, tuples), with the same result and
+        errors, by one dictionary look-up per term and one sort (no per-record set).
+
+        Any other input (a record that is a string, a term that is not a non-empty string) goes to
+        :meth:`from_records`, which names the offending record.
+        """
+        try:
+            lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
+            flat = list(itertools.chain.from_iterable(records))
+            terms = sorted(set(flat), key=_str_key)
+        except TypeError:  # a record without a length, an unhashable term
+            return cls.from_records(records, name=name, metadata=metadata)
+        if any(isinstance(r, str) for r in records) or any(type(t) is not str or not t for t in terms):
+            return cls.from_records(records, name=name, metadata=metadata)
+        index = {t: i for i, t in enumerate(terms)}
+        ids = np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat))
+        rows = np.repeat(np.arange(len(records), dtype=np.int64), lengths)
+        width = max(len(terms), 1)
+        key = np.sort(rows * width + ids)
+        if key.size:  # a term repeated in a record is kept once
+            key = key[np.concatenate(([True], key[1:] != key[:-1]))]
+        indptr = np.zeros(len(records) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key // width, minlength=len(records)), out=indptr[1:])
+        indices = (key % width).astype(np.int32)
+        return cls(tuple(terms), indptr, indices, name=name, metadata=dict(metadata or {}))
 
     # ------------------------------------------------------------------ record access
     def __len__(self) -> int:

@@ -10,6 +10,9 @@ Markers (``pytest -m "not slow"`` for a quick run):
   installed on ``PYTHONPATH``); marked here from the test's source, so a new one cannot be missed.
 * ``dask``: a test that starts a Dask cluster; marked here from the test's source.
 
+The suite runs in parallel (``pytest-xdist``; ``addopts`` in pyproject.toml): ``-n 0`` runs it in one
+process. Tests must not share files or global state; every session fixture is built once per worker.
+
 Property tests (hypothesis) draw their random datasets from a fixed seed sequence by default
 (profile ``reproducible``: the same examples on every machine, so CI and a developer see the same
 run); ``HYPOTHESIS_PROFILE=explore python -m pytest -q`` draws fresh examples each run (and keeps
@@ -43,13 +46,28 @@ def _source(item: pytest.Item) -> str:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests that start processes or Dask clusters, read from what their code calls."""
+    """Mark the tests that start processes or Dask clusters, read from what their code calls; run the long ones first.
+
+    The order matters under ``pytest-xdist`` (``addopts`` in pyproject.toml): a worker that finishes its share
+    takes pending tests from the others, so the long tests (``slow``, then those starting processes or Dask
+    clusters) go first and the short ones fill in at the end, instead of one long test running alone last.
+    The sort is stable: within each group, tests keep the order they were collected in.
+    """
     for item in items:
         text = _source(item)
         if "subprocess" in text or "sys.executable" in text:
             item.add_marker(pytest.mark.subprocess)
         if "dask" in text.lower() or "dask" in item.nodeid.lower():
             item.add_marker(pytest.mark.dask)
+    items.sort(key=_long_first)
+
+
+def _long_first(item: pytest.Item) -> int:
+    if item.get_closest_marker("slow"):
+        return 0
+    if item.get_closest_marker("subprocess") or item.get_closest_marker("dask"):
+        return 1
+    return 2
 
 
 @pytest.fixture(scope="session")

@@ -41,7 +41,7 @@ def test_list_text_and_json(capsys, monkeypatch, tmp_path):
 
 
 def test_list_without_text_module(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "corpora.text.api", None)  # import now fails: ModuleNotFoundError
+    monkeypatch.setitem(sys.modules, "corpora.text.sources", None)  # import now fails: ModuleNotFoundError
     assert main("list", []) == 0
     out = capsys.readouterr().out
     assert "kosarak10k" in out and "text sources" not in out

@@ -19,8 +19,10 @@ itself. For ``i = 1 .. m`` (the apriori principle: after round i-1 every (i-1)-i
 k-anonymous, and generalizing further never breaks that, so round i only looks at i-itemsets):
 
 1. publish the data under the current cut and count the support of every i-itemset of it (the
-   2008 paper keeps these counts in a count tree; here one sparse product for i = 2, a vectorized
-   enumeration of the records' combinations for i >= 3, a bincount for i = 1);
+   2008 paper keeps these counts in a count tree; here a bincount for i = 1 and, for i >= 2, a
+   vectorized enumeration of the records' combinations counted in a table or by sorting,
+   :mod:`anonymizer.baselines.apriori_counts`). A later pass of a round counts only the itemsets
+   that hold a node which entered the cut during the pass before: the others are safe (see there);
 2. take the *unsafe* i-itemsets (support 1..k-1) in the count tree's order: by their items'
    preorder positions in the hierarchy, lexicographically (*choice*: the order of a depth-first
    walk of the count tree);
@@ -44,33 +46,41 @@ root, which k records hold (the command refuses data with fewer than k non-empty
 ``NCP = sum over item occurrences of NCP(published node) / occurrences``
 (:func:`ncp_of_cut`).
 
-**Work.** Counting is vectorized (numpy, scipy.sparse). The unsafe list is walked in Python once
-per pass; supports of candidate generalizations intersect sorted row lists of the nodes (built
-lazily from the leaves' row lists, the nodes' leaves being contiguous in preorder). For i >= 3
-the enumeration is refused past :data:`MAX_COMBINATIONS` combinations (one error line).
+**Work.** The search stays on counts: the published data is arrays (a record's nodes ascending),
+the unsafe itemsets one sorted array per pass, scanned for the next one whose nodes are all still
+in the cut by a vectorized check over a window of it (no Python step per unsafe itemset, of which
+there are about eight per record at k = 5, m = 2); Python runs once per fix only. Supports of
+candidate generalizations intersect sorted row lists of the nodes (built lazily from the leaves'
+row lists, the nodes' leaves being contiguous in preorder). The records of the release are
+ordered by the ranks of their labels (:func:`~anonymizer.baselines.apriori_counts.sorted_labelled_records`).
+For i >= 3 the enumeration is refused past :data:`MAX_COMBINATIONS` combinations (one error line).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
 
+from anonymizer.baselines.apriori_counts import (
+    MAX_COMBINATIONS,
+    publish,
+    row_sorted_leaves,
+    sorted_labelled_records,
+    unsafe_itemsets,
+)
 from anonymizer.baselines.generalized import GeneralizedRelease
 from anonymizer.baselines.hierarchy import Hierarchy
 from anonymizer.model.params import AprioriParams
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
+from corpora.io.tokens import sorted_unique
 
 __all__ = ["AprioriParams", "AprioriResult", "AprioriStats", "apriori_anonymize", "ncp_of_cut", "generalized_records",
            "MAX_COMBINATIONS", "run_apriori"]
-
-MAX_COMBINATIONS = 200_000_000
-"""Most itemset occurrences (sum over records of C(length, i)) counted in one pass for i >= 3."""
 
 
 @dataclass
@@ -94,26 +104,23 @@ class AprioriResult:
 
 
 class _Engine:
-    """State of one run: the leaf CSR of the data, the current cut (node of every leaf), row lists."""
+    """State of one run: the records' sorted leaves, the current cut (node of every leaf, cut membership), row lists."""
 
     def __init__(self, ds: TransactionDataset, h: Hierarchy, k: int) -> None:
         self.h = h
         self.k = k
         pos = h.leaf_positions(list(ds.vocabulary))
-        self.indptr = ds.indptr.astype(np.int64)
-        self.leaf = pos[ds.indices.astype(np.int64)] if ds.indices.size else np.zeros(0, dtype=np.int64)
         self.n_rows = len(ds)
-        self.row = np.repeat(np.arange(self.n_rows, dtype=np.int64), np.diff(self.indptr))
-        # rows holding each leaf (leaf order), sorted: the leaves' column lists
-        order = np.lexsort((self.row, self.leaf))
-        self.col_rows = self.row[order]
-        self.col_ptr = np.zeros(h.n_leaves + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.leaf, minlength=h.n_leaves), out=self.col_ptr[1:])
+        self.row, self.leaf = row_sorted_leaves(ds.indptr.astype(np.int64), ds.indices, pos)
+        # rows holding each leaf (leaf order), sorted: the leaves' column lists (a CSC conversion, no sort)
+        csc = sp.csr_matrix((np.ones(self.leaf.size, dtype=np.int8), self.leaf, ds.indptr.astype(np.int64)),
+                            shape=(self.n_rows, h.n_leaves)).tocsc()
+        self.col_rows = csc.indices.astype(np.int64)
+        self.col_ptr = csc.indptr.astype(np.int64)
         self.leaf_support = np.diff(self.col_ptr).astype(np.float64)
-        self.total = float(self.leaf_support.sum())
         self.ncp_node = np.where(h.is_leaf, 0.0, h.leaf_count / max(h.n_leaves, 1))
         self.gen = h.leaf_nodes.astype(np.int64).copy()  # published node of every leaf
-        self.gen_list = self.gen.tolist()
+        self.current = h.is_leaf.copy()  # the nodes of the cut
         self.leaf_lo = h.leaf_lo.tolist()
         self.leaf_hi = h.leaf_hi.tolist()
         self.end = h.end.tolist()
@@ -126,7 +133,7 @@ class _Engine:
         if got is None:
             lo, hi = self.col_ptr[self.leaf_lo[node]], self.col_ptr[self.leaf_hi[node]]
             part = self.col_rows[lo:hi]
-            got = part if self.leaf_hi[node] - self.leaf_lo[node] == 1 else np.unique(part)
+            got = part if self.leaf_hi[node] - self.leaf_lo[node] == 1 else sorted_unique(part)
             self._rows[node] = got
         return got
 
@@ -142,9 +149,6 @@ class _Engine:
         return int(got.size)
 
     # ---- the cut
-    def is_current(self, node: int) -> bool:
-        return self.gen_list[self.leaf_lo[node]] == node
-
     def increase(self, node: int) -> float:
         """NCP mass (unnormalized) added by publishing every leaf under ``node`` as ``node``."""
         lo, hi = self.leaf_lo[node], self.leaf_hi[node]
@@ -154,17 +158,22 @@ class _Engine:
     def apply(self, node: int) -> None:
         lo, hi = self.leaf_lo[node], self.leaf_hi[node]
         self.gen[lo:hi] = node
-        self.gen_list[lo:hi] = [node] * (hi - lo)
+        self.current[node:self.end[node]] = False
+        self.current[node] = True
 
     def fix(self, itemset: tuple[int, ...]) -> None:
         """Generalize ``itemset`` (nodes of the cut, support < k) at the least NCP cost (module docstring)."""
         chains = [self.h.ancestors(x) for x in itemset]
+        increase: dict[int, float] = {}  # the cut does not change while the candidates are priced
         candidates = []
         for combo in itertools.product(*chains):
             if combo == itemset:
                 continue
             chosen = _maximal(sorted(set(combo)), self.end)
-            cost = sum(self.increase(a) for a in chosen)
+            for a in chosen:
+                if a not in increase:
+                    increase[a] = self.increase(a)
+            cost = sum(increase[a] for a in chosen)
             lift = sum(self.depth[x] - self.depth[a] for x, a in zip(itemset, combo, strict=True))
             candidates.append((cost, lift, tuple(chosen)))
         candidates.sort()
@@ -175,31 +184,36 @@ class _Engine:
                 return
         raise AssertionError("no generalization reaches k; the root should")  # pragma: no cover
 
+    def fix_all(self, unsafe: np.ndarray) -> int:
+        """Fix, in order, every itemset of ``unsafe`` whose nodes are all still in the cut; the number fixed.
+
+        The check is vectorized over a window of the list that starts where the last fix was and
+        doubles while no itemset in it qualifies (a fix only takes nodes out of the cut, and the
+        list holds no node that enters it).
+        """
+        fixes, start, window = 0, 0, 256
+        while start < len(unsafe):
+            block = unsafe[start:start + window]
+            ok = self.current[block].all(axis=1)
+            first = int(np.argmax(ok))
+            if not ok[first]:
+                start += block.shape[0]
+                window *= 2
+                continue
+            self.fix(tuple(block[first].tolist()))
+            fixes += 1
+            start += first + 1
+            window = max(256, 2 * (first + 1))
+        return fixes
+
     # ---- counting on the published data
     def published(self) -> tuple[np.ndarray, np.ndarray]:
-        """(rows, nodes) of the published data: one entry per distinct (record, node), sorted."""
-        nodes = self.gen[self.leaf]
-        key = np.unique(self.row * len(self.h) + nodes)
-        return key // len(self.h), key % len(self.h)
+        """(row pointer, nodes) of the published data: each record's distinct nodes, ascending."""
+        return publish(self.row, self.leaf, self.gen, self.n_rows)
 
-    def unsafe(self, i: int) -> list[tuple[int, ...]]:
-        rows, nodes = self.published()
-        k = self.k
-        if i == 1:
-            counts = np.bincount(nodes, minlength=len(self.h))
-            bad = np.flatnonzero((counts > 0) & (counts < k))
-            return [(int(n),) for n in bad]
-        used, compact = np.unique(nodes, return_inverse=True)
-        if i == 2:
-            mat = sp.csr_matrix((np.ones(rows.size, dtype=np.int32), (rows, compact)),
-                                shape=(self.n_rows, used.size))
-            gram = sp.triu(mat.T @ mat, k=1).tocoo()
-            sel = (gram.data > 0) & (gram.data < k)
-            a, b = used[gram.row[sel]], used[gram.col[sel]]
-            lo, hi = np.minimum(a, b), np.maximum(a, b)
-            order = np.lexsort((hi, lo))
-            return list(zip(lo[order].tolist(), hi[order].tolist(), strict=True))
-        return _unsafe_by_enumeration(rows, used[compact], i, k, self.n_rows)
+    def unsafe(self, i: int, new: np.ndarray | None) -> np.ndarray:
+        ptr, nodes = self.published()
+        return unsafe_itemsets(ptr, nodes, len(self.h), i, self.k, new)
 
 
 def _maximal(nodes: list[int], end: list[int]) -> list[int]:
@@ -209,45 +223,6 @@ def _maximal(nodes: list[int], end: list[int]) -> list[int]:
         if out and n < end[out[-1]]:
             continue
         out.append(n)
-    return out
-
-
-def _unsafe_by_enumeration(rows: np.ndarray, nodes: np.ndarray, i: int, k: int,
-                           n_rows: int) -> list[tuple[int, ...]]:
-    """Unsafe i-itemsets (i >= 3) by enumerating every record's i-combinations, records grouped by length."""
-    lengths = np.bincount(rows, minlength=n_rows)
-    total = sum(math.comb(int(L), i) * int(c) for L, c in zip(*np.unique(lengths, return_counts=True), strict=True))
-    if total > MAX_COMBINATIONS:
-        raise InputError(f"apriori: counting {i}-itemsets needs {total:,} combinations (more than "
-                         f"{MAX_COMBINATIONS:,}); use a smaller m or a coarser hierarchy (smaller fan-out)")
-    if total == 0:
-        return []
-    width = int(nodes.max()) + 1
-    if width ** i >= 2**63:
-        raise InputError(f"apriori: hierarchy too large to count {i}-itemsets")
-    starts = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    keys = []
-    for L in np.unique(lengths[lengths >= i]).tolist():
-        recs = np.flatnonzero(lengths == L)
-        combos = np.asarray(list(itertools.combinations(range(L), i)), dtype=np.int64)
-        for chunk in range(0, recs.size, max(1, 2_000_000 // max(len(combos), 1))):
-            part = recs[chunk:chunk + max(1, 2_000_000 // max(len(combos), 1))]
-            idx = starts[part][:, None, None] + combos[None, :, :]
-            vals = nodes[idx]  # (records, combos, i), each record's nodes sorted ascending
-            key = np.zeros(vals.shape[:2], dtype=np.int64)
-            for j in range(i):
-                key = key * width + vals[:, :, j]
-            keys.append(key.ravel())
-    allkeys, counts = np.unique(np.concatenate(keys), return_counts=True)
-    bad = allkeys[counts < k]
-    out = []
-    for key in bad.tolist():
-        items = []
-        for _ in range(i):
-            items.append(key % width)
-            key //= width
-        out.append(tuple(reversed(items)))
     return out
 
 
@@ -266,15 +241,9 @@ def ncp_of_cut(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarra
 def generalized_records(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray) -> list[tuple[str, ...]]:
     """Every record of ``ds`` published under ``leaf_map``: sorted distinct labels; the records sorted."""
     pos = hierarchy.leaf_positions(list(ds.vocabulary))
-    labels = hierarchy.labels
-    node_of_term = leaf_map[pos]
-    out = []
-    indptr, indices = ds.indptr, ds.indices
-    for r in range(len(ds)):
-        nodes = set(node_of_term[indices[indptr[r]:indptr[r + 1]]].tolist())
-        out.append(tuple(sorted(labels[n] for n in nodes)))
-    out.sort()
-    return out
+    row, leaf = row_sorted_leaves(ds.indptr.astype(np.int64), ds.indices, pos)
+    ptr, nodes = publish(row, leaf, leaf_map, len(ds))
+    return sorted_labelled_records(ptr, nodes, hierarchy.labels)
 
 
 def apriori_anonymize(ds: TransactionDataset, hierarchy: Hierarchy, k: int | None = None, m: int | None = None, *,
@@ -305,24 +274,24 @@ def run_apriori(ds: TransactionDataset, hierarchy: Hierarchy, params: AprioriPar
     st = AprioriStats()
     for i in range(1, m + 1):
         passes = fixes = 0
+        new = None  # the first pass of a round counts every itemset, a later one those holding a new node
         while True:
-            unsafe = eng.unsafe(i)
+            unsafe = eng.unsafe(i, new)
             if passes == 0:
                 st.unsafe_first_pass.append(len(unsafe))
             passes += 1
-            if not unsafe:
+            if not len(unsafe):
                 break
-            for itemset in unsafe:
-                if all(eng.is_current(x) for x in itemset):
-                    eng.fix(itemset)
-                    fixes += 1
+            before = eng.current.copy()
+            fixes += eng.fix_all(unsafe)
+            new = eng.current & ~before
         st.passes.append(passes)
         st.fixes.append(fixes)
     leaf_map = eng.gen
-    cut = sorted({int(n) for n in np.unique(leaf_map) if not hierarchy.is_leaf[n]})
+    cut = np.flatnonzero(eng.current & ~hierarchy.is_leaf).tolist()
     st.generalized_nodes = len(cut)
     st.ncp = ncp_of_cut(ds, hierarchy, leaf_map)
-    records = generalized_records(ds, hierarchy, leaf_map)
+    records = sorted_labelled_records(*eng.published(), hierarchy.labels)
     st.seconds = time.perf_counter() - start
     label = hierarchy.source or "file"
     published = (params if params.hierarchy == label else replace(params, hierarchy=label)).to_json()

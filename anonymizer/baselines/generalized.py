@@ -29,18 +29,21 @@ labels, the cut, every record item); every problem is one :class:`InputError` li
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from anonymizer.baselines.hierarchy import Hierarchy
 from corpora.common.errors import InputError
-from corpora.common.files import parse_json, read_text_bounded, write_json_atomic
+from corpora.common.files import parse_json, read_text_bounded, write_json_atomic, write_text_atomic
 from corpora.common.seeds import check_seed
-from corpora.dataset import TransactionDataset
+
+if TYPE_CHECKING:  # the dataset class (and scipy) load only when a release is turned into one
+    from corpora.dataset import TransactionDataset
 
 __all__ = ["GENERALIZED_FORMAT", "OWNER_FORMAT", "METHODS", "GeneralizedRelease", "OwnerFile",
            "load_generalized", "save_generalized", "load_owner", "save_owner", "release_format", "MAX_JSON_BYTES"]
@@ -76,6 +79,8 @@ class GeneralizedRelease:
 
     def dataset(self, name: str = "published") -> TransactionDataset:
         """The records as a :class:`TransactionDataset` (items are node labels)."""
+        from corpora.dataset import TransactionDataset
+
         return TransactionDataset.from_records(self.records, name=name)
 
     def leaf_map(self) -> np.ndarray:
@@ -88,9 +93,16 @@ class GeneralizedRelease:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        return {**self._header(), "records": [list(r) for r in self.records]}
+
+    def to_json_text(self) -> str:
+        """``json.dumps(self.to_dict(), ensure_ascii=False)``, without copying every record into a list first
+        (the encoder writes a tuple as an array)."""
+        return json.dumps({**self._header(), "records": self.records}, ensure_ascii=False)
+
+    def _header(self) -> dict[str, Any]:
         return {"format": GENERALIZED_FORMAT, "method": self.method, "params": dict(self.params),
-                "hierarchy": self.hierarchy.to_dict(), "generalized": list(self.generalized),
-                "records": [list(r) for r in self.records]}
+                "hierarchy": self.hierarchy.to_dict(), "generalized": list(self.generalized)}
 
     @classmethod
     def from_json(cls, obj: Any, source: str = "release") -> GeneralizedRelease:
@@ -238,7 +250,7 @@ def load_generalized(path: str | os.PathLike[str]) -> GeneralizedRelease:
 
 
 def save_generalized(release: GeneralizedRelease, path: str | os.PathLike[str]) -> None:
-    write_json_atomic(path, release.to_dict())
+    write_text_atomic(path, release.to_json_text() + "\n")
 
 
 def load_owner(path: str | os.PathLike[str]) -> OwnerFile:

@@ -42,6 +42,7 @@ from anonymizer.disassociation.distributed import (
 )
 from anonymizer.disassociation.parts import PartResult, RunFigures, split_parts
 from anonymizer.disassociation.pipeline import run_disassociation, run_parts
+from anonymizer.disassociation.split_stream import pool_results
 from anonymizer.io.json_writer import ReleaseWriter, write_release_and_truth
 from anonymizer.io.parquet import wants_parquet, write_parquet_and_secret
 from anonymizer.model.params import (
@@ -313,9 +314,11 @@ def _run_split(args: argparse.Namespace, params: DisassociationParams) -> int:
         parts = split_parts(dataset, params.split_depth, params.k, int(params.max_cluster_size))  # type: ignore
         sizes = [len(p) for p in parts]
         split_at = time.perf_counter()
+        supports = dataset.supports()
         results = run_parts(dataset, parts, params, seed, encode=True, with_truth=args.truth is not None)
+        results = pool_results(results, params, seed, supports, Path(args.output).parent)  # REFINE across parts
         figures, suppressed, moved = _stream(args, params, seed, results)
-        name, n_records, supports = dataset.name or args.input, len(dataset), dataset.supports()
+        name, n_records = dataset.name or args.input, len(dataset)
     done = time.perf_counter()
     where = "on Dask" if dask else "in this process"
     _print_run(args, params, name, n_records, figures.summary(supports, params.k), suppressed, moved,

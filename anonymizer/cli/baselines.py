@@ -21,7 +21,7 @@ from anonymizer.cli.common import load_input_dataset, write_published_and_secret
 from anonymizer.model.params import DEFAULT_FANOUT, DEFAULT_THRESHOLD_SD, AprioriParams, DiffPartParams
 from corpora.cli.options import reading_options
 from corpora.common.errors import InputError
-from corpora.common.files import check_output_paths
+from corpora.common.files import check_output_paths, write_text_atomic
 from corpora.common.seeds import new_seed
 from corpora.dataset import TransactionDataset
 from corpora.io.identifiers import refuse_identifiers, screen_dataset
@@ -39,7 +39,10 @@ def hierarchy_for(dataset: TransactionDataset, path: str | None, fanout: int | N
 
 
 def _write(release: GeneralizedRelease, owner: OwnerFile | None, path: str, owner_path: str | None) -> None:
-    write_published_and_secret(release.to_dict(), path, owner.to_dict() if owner is not None else None, owner_path)
+    if owner is None or owner_path is None:  # the release alone: its JSON text written as is
+        write_text_atomic(path, release.to_json_text() + "\n")
+        return
+    write_published_and_secret(release.to_dict(), path, owner.to_dict(), owner_path)
 
 
 def baseline_params(args: argparse.Namespace) -> AprioriParams | DiffPartParams:

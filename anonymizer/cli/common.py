@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corpora.common.files import atomic_files
-from corpora.dataset import TransactionDataset
-from corpora.registry import load_dataset
+
+if TYPE_CHECKING:
+    from corpora.dataset import TransactionDataset
 
 __all__ = ["load_input_dataset", "peek_format", "write_published_and_secret"]
 
@@ -20,6 +21,8 @@ def load_input_dataset(spec: str, **options: Any) -> TransactionDataset:
 
     ``options`` are the reading options of :func:`corpora.io.formats.read_dataset` (format, delimiter,
     header, user_column, item_column)."""
+    from corpora.registry import load_dataset  # the readers (pandas, scipy): not for commands on a release alone
+
     return load_dataset(spec, **options)
 
 

@@ -18,9 +18,14 @@ spread over a Dask cluster:
    which joins them in file order (the records' ids ascending, the vocabulary of the terms they
    hold, sorted) and disassociates the part with its own seed
    (:func:`corpora.common.seeds.part_seed`) exactly as :func:`anonymizer.disassociation.pipeline.run_parts` does.
-4. **One release.** The client receives the parts in part order and streams them into one
-   release and truth (:class:`anonymizer.io.json_writer.ReleaseWriter`); it holds one part at a
-   time.
+4. **REFINE across the parts.** Each worker also sends a summary of its part's term chunks
+   (:class:`anonymizer.disassociation.split_refine.PartSummary`); the client runs the pooled REFINE
+   pass over all of them (:mod:`anonymizer.disassociation.split_refine`), the same code as the
+   single-process run, while the parts wait in a temporary file on the client's disk.
+5. **One release.** The client then streams the parts in part order into one release and truth
+   (:class:`anonymizer.io.json_writer.ReleaseWriter`), each with the terms the pooled joint clusters
+   took out of its term chunks, and the pooled joint clusters last
+   (:func:`anonymizer.disassociation.split_stream.pool_results`); it holds one part at a time.
 
 So the same input, parameters, seed and split depth give the same bytes on Dask as in one
 process (``tests/test_distributed.py`` checks it with a 2-worker ``LocalCluster``).
@@ -45,6 +50,7 @@ from tqdm import tqdm
 
 from anonymizer.disassociation.parts import PartResult, choose_split, holders
 from anonymizer.disassociation.pipeline import disassociate_part
+from anonymizer.disassociation.split_stream import pool_results
 from anonymizer.model.params import DisassociationParams
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
@@ -270,12 +276,14 @@ def check_dask_input(path: str, fmt: str | None = None, options: Mapping[str, An
 
 def plan_dask_run(client: Any, path: str, params: DisassociationParams, seed: int, *, fmt: str | None = None,
                   blocksize: int | None = None, options: Mapping[str, Any] | None = None, encode: bool = False,
-                  with_truth: bool = True) -> DaskRun:
+                  with_truth: bool = True, spool_dir: str | None = None) -> DaskRun:
     """Read ``path`` on the cluster, take the first ``params.split_depth`` splits, and return the run
     whose ``results`` yields the parts disassociated with ``params`` in order (see the module doc).
     ``encode=True`` has the workers send each part as JSON pieces
     (:class:`anonymizer.io.json_writer.EncodedPart`) and its figures instead of Python objects: the
-    client then only writes bytes."""
+    client then only writes bytes. With REFINE, the parts come back after REFINE across the parts
+    (:func:`anonymizer.disassociation.split_refine.pool_results`, encoded parts waiting in a temporary
+    file in ``spool_dir``), followed by one more part holding the joint clusters that span parts."""
     split_depth, size = params.split_depth, int(params.max_cluster_size)  # type: ignore[arg-type]
     options = dict(options or {})
     path, fmt = check_dask_input(path, fmt, options)
@@ -351,4 +359,5 @@ def plan_dask_run(client: Any, path: str, params: DisassociationParams, seed: in
                 bar.update()
         del blocks[:], pieces[:]
 
-    return DaskRun(n_records, supports, paths, [size_of[key] for key in leaves], results())
+    pooled = pool_results(results(), params, seed, supports, spool_dir)  # REFINE across the parts, on the client
+    return DaskRun(n_records, supports, paths, [size_of[key] for key in leaves], pooled)

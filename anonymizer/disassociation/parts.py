@@ -18,12 +18,15 @@ What is the same as the unsplit run, and what is not (tested in ``tests/test_par
   they are chosen first and split nothing, which is what ``ignore`` does in the unsplit run). For
   ``adding`` and ``remaining`` (AlShuhail2021 3.3.1), whose small groups move to a group waiting
   elsewhere in the tree, the moves stay inside a part.
-* **Everything after HORPART stays inside a part**: the join step (a cluster smaller than k joins
-  the cluster made just before it in its part), REFINE (joint clusters never span two parts) and
-  the publishing shuffle (each part draws from its own seed, :func:`corpora.common.seeds.part_seed`).
-  So a split run is *a* disassociation with every guarantee of one (each part is one; the parts
-  hold disjoint records), but not byte for byte the unsplit run. Runs with the same split depth
-  give the same bytes whatever the executor: that is the contract of ``--executor dask``.
+* **Everything after HORPART starts inside a part**: the join step (a cluster smaller than k joins
+  the cluster made just before it in its part), VERPART, REFINE and the publishing shuffle (each
+  part draws from its own seed, :func:`corpora.common.seeds.part_seed`).
+* **Then REFINE runs once more across the parts** (issue 25,
+  :mod:`anonymizer.disassociation.split_refine`): over the parts' top clusters, so that a term rare
+  in every part is pooled as the unsplit run pools it; its joint clusters span parts and are
+  published after the parts' own. So a split run is *a* disassociation with every guarantee of one,
+  but not byte for byte the unsplit run. Runs with the same split depth give the same bytes
+  whatever the executor: that is the contract of ``--executor dask``.
 
 Choices (the paper has no split depth):
 
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm import tqdm
@@ -51,6 +55,9 @@ from anonymizer.model.lost import tlost_share
 from anonymizer.model.params import MAX_SPLIT_DEPTH
 from anonymizer.model.release import Release, Truth
 from corpora.dataset import TransactionDataset
+
+if TYPE_CHECKING:
+    from anonymizer.disassociation.split_refine import PartSummary
 
 __all__ = ["MAX_SPLIT_DEPTH", "Part", "PartResult", "RunFigures", "choose_split", "holders", "split_parts"]
 
@@ -87,6 +94,9 @@ class PartResult:
     """The release (and truth) as JSON pieces when the part was encoded (``release``/``truth`` are then None)."""
     figures: RunFigures | None = None
     """The part's printed figures, when it was encoded."""
+    pool: PartSummary | None = None
+    """What REFINE across the parts needs of this part (split runs with REFINE,
+    :mod:`anonymizer.disassociation.split_refine`); the client drops it once read."""
 
 
 @dataclass

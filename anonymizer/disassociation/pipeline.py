@@ -24,6 +24,8 @@ from anonymizer.disassociation.publish import build_release
 from anonymizer.disassociation.refine import refine as refine_step
 from anonymizer.disassociation.refine import restore_lemma2
 from anonymizer.disassociation.safe import SafeResult, safe_disassociate_report
+from anonymizer.disassociation.split_refine import summarize_part
+from anonymizer.disassociation.split_stream import pool_results
 from anonymizer.disassociation.verpart import VerticalPartition, partition_clusters
 from anonymizer.io.json_writer import encode_part, merge_parts
 from anonymizer.model.params import (
@@ -176,7 +178,7 @@ def _run_split(dataset: TransactionDataset, params: DisassociationParams, seed: 
     t0 = time.perf_counter()
     parts = split_parts(dataset, params.split_depth, params.k, int(params.max_cluster_size))  # type: ignore[arg-type]
     split_seconds = time.perf_counter() - t0
-    results = list(run_parts(dataset, parts, params, seed))
+    results = list(pool_results(run_parts(dataset, parts, params, seed), params, seed, dataset.supports()))
     timings = DisassociationTimings(*(sum(r.seconds[step] for r in results) for step in STEPS),
                                     {"split": split_seconds}, sum(r.records_suppressed for r in results),
                                     sum(r.records_moved for r in results))
@@ -283,6 +285,8 @@ def disassociate_part(dataset: TransactionDataset, index: int, records: np.ndarr
     seconds = {**timings.steps(), "safe": timings.extra.get("safe", 0.0)}
     part = PartResult(index, result.release, result.truth, ids, seconds, timings.records_suppressed,
                       timings.records_moved)
+    if split and params.refine:  # what REFINE across the parts needs (split_refine.pool_results)
+        part.pool = summarize_part(result.release, result.truth, params.k, params.m)
     if encode:
         with no_gc():
             part.figures = RunFigures(seconds=dict(seconds))

@@ -54,7 +54,7 @@ def _shuffled_order(groups: np.ndarray, hashes: np.ndarray, rng: np.random.Gener
     return canonical[np.argsort((g[canonical] << 32) | noise, kind="stable")]
 
 
-def build_release(  # noqa: C901 (older code, at most 20)
+def build_release(
     table: PartitionTable, plans: Sequence, params: dict, seed: int, record_ids: np.ndarray | None = None
 ) -> tuple[Release, Truth]:
     """Build the release and truth from VERPART's table and REFINE's joint plans (interfaces_refine).
@@ -62,19 +62,70 @@ def build_release(  # noqa: C901 (older code, at most 20)
     ``params`` are published as given (they must not hold the seed); ``seed`` drives the
     publishing shuffle and is stored in the truth. The truth names record ``i`` of the table
     ``record_ids[i]`` (default: ``i``).
+
+    Each part (record chunks, term chunks, shared chunks) is built by its own function, so its
+    array temporaries are freed before the next part's objects are made (at 1M records they
+    are several hundred MB).
     """
-
-    def ids(positions: np.ndarray) -> np.ndarray:
-        return positions if record_ids is None else record_ids[positions]
-
     if "seed" in params:
         raise ValueError("params must not hold the seed: the release is published, the seed is secret")
+    # One Python int per record, shared by every list of the truth that names it (members, record,
+    # term and shared chunks; a record is named several times), instead of a new int per mention.
+    members = np.concatenate(table.clusters) if table.clusters else np.zeros(0, dtype=np.int64)
+    n_positions = int(members.max()) + 1 if len(members) else 0  # every record of the table is a member
+    ids = np.empty(n_positions, dtype=object)
+    ids[:] = list(range(n_positions)) if record_ids is None else record_ids[:n_positions].tolist()
     rng = generator(seed, "publish")
+    hashes = _term_hashes(len(table.vocabulary))
+    n_cl = len(table.clusters)
+    subs, sub_recs, g_bounds, chunk_offset = _record_chunks(table, hashes, rng, ids)
+    tc_bounds, tc_terms, tc_lists = _term_chunks(table, plans, ids)
+    member_lists = ids[members].tolist()
+    member_bounds = np.cumsum([0] + [len(c) for c in table.clusters]).tolist()
+    del members
+
+    clusters: list[Cluster] = []
+    truths: list[ClusterTruth] = []
+    for c in range(n_cl):
+        cid = f"P{c + 1}"
+        g0, g1 = int(chunk_offset[c]), int(chunk_offset[c + 1])
+        chunks = [subs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
+        chunk_truth = [sub_recs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
+        a, b = tc_bounds[c], tc_bounds[c + 1]
+        terms = tc_terms[a:b]
+        members_c = member_lists[member_bounds[c] : member_bounds[c + 1]]
+        clusters.append(Cluster(cid, len(members_c), chunks, terms))
+        truths.append(ClusterTruth(cid, members_c, chunk_truth, dict(zip(terms, tc_lists[a:b], strict=True))))
+    del subs, sub_recs, tc_terms, tc_lists, member_lists
+
+    # ---- joint clusters from REFINE's plans, applied in list order
+    ordered_subs, ordered_recs, chunk_bounds = _shared_chunks(plans, table.vocabulary, hashes, rng, ids)
+    names = [f"P{c + 1}" for c in range(n_cl)]
+    joints: list[JointCluster] = []
+    joint_truths: list[JointClusterTruth] = []
+    g = 0
+    for j, plan in enumerate(plans):
+        jid = f"J{j + 1}"
+        children = [names[child] for child in plan.children]
+        shared: list[list[tuple[str, ...]]] = []
+        shared_truth: list[list[int]] = []
+        for _ in plan.shared_chunks:
+            shared.append(ordered_subs[chunk_bounds[g] : chunk_bounds[g + 1]])
+            shared_truth.append(ordered_recs[chunk_bounds[g] : chunk_bounds[g + 1]])
+            g += 1
+        joints.append(JointCluster(jid, children, shared))
+        joint_truths.append(JointClusterTruth(jid, shared_truth))
+        names.append(jid)
+    return Release(dict(params), clusters, joints), Truth(truths, joint_truths, seed=seed)
+
+
+def _record_chunks(table: PartitionTable, hashes: np.ndarray, rng: np.random.Generator, ids: np.ndarray
+                   ) -> tuple[list[tuple[str, ...]], list[int], list[int], np.ndarray]:
+    """Every record chunk's sub-records (one per (chunk, record) with a non-empty projection) in
+    publishing order, the records they come from, each chunk's bounds in them (chunks numbered
+    cluster after cluster) and each cluster's first chunk number."""
     voc = np.asarray(table.vocabulary, dtype=object)
     n_cl = len(table.clusters)
-    hashes = _term_hashes(len(table.vocabulary))
-
-    # ---- record chunks: one sub-record per (chunk, record) with a non-empty projection
     support = table.pair_end - table.pair_start
     in_chunk = table.pair_chunk >= 0
     chunk_offset = np.zeros(n_cl + 1, dtype=np.int64)
@@ -109,13 +160,21 @@ def build_release(  # noqa: C901 (older code, at most 20)
     final = _shuffled_order(s_gid, s_hash, rng)
     term_strings = voc[e_term].tolist() if len(e_term) else []
     subs = list(map(tuple, map(term_strings.__getitem__, map(slice, s_start[final].tolist(), s_end[final].tolist()))))
-    sub_recs = ids(s_rec[final]).tolist()
+    sub_recs = ids[s_rec[final]].tolist()
     g_bounds = np.searchsorted(s_gid[final], np.arange(int(chunk_offset[-1]) + 1)).tolist()
+    return subs, sub_recs, g_bounds, chunk_offset
 
-    # ---- term chunks: terms sorted; the truth lists the records holding each term. The terms the
-    # joint clusters move into shared chunks are dropped here, before any list is built (the plans
-    # are checked first, in order, so a bad plan still fails with the same message).
-    names = [f"P{c + 1}" for c in range(n_cl)]
+
+def _term_chunks(table: PartitionTable, plans: Sequence, ids: np.ndarray
+                 ) -> tuple[list[int], list[str], list[list[int]]]:
+    """The term chunks: terms sorted; the truth lists the records holding each term. The terms the
+    joint clusters move into shared chunks are dropped here, before any list is built (the plans
+    are checked first, in order, so a bad plan still fails with the same message). Returns each
+    cluster's bounds in the flat lists, the terms and their records."""
+    voc = np.asarray(table.vocabulary, dtype=object)
+    n_cl = len(table.clusters)
+    width = max(len(table.vocabulary), 1)
+    support = table.pair_end - table.pair_start
     term_id = {t: i for i, t in enumerate(table.vocabulary)}
     gone_cluster: list[int] = []
     gone_terms: list[str] = []
@@ -129,7 +188,7 @@ def build_release(  # noqa: C901 (older code, at most 20)
             gone_cluster.append(len(terms))
             gone_cluster.append(idx)
             gone_terms.extend(terms)
-    tc_mask = ~in_chunk
+    tc_mask = table.pair_chunk < 0
     if gone_terms:
         gone_ids = list(map(term_id.get, gone_terms))
         owner = np.repeat(np.asarray(gone_cluster[1::2], dtype=np.int64), gone_cluster[0::2])
@@ -145,27 +204,17 @@ def build_release(  # noqa: C901 (older code, at most 20)
     tc_bounds = np.searchsorted(table.pair_cluster[tc_pairs], np.arange(n_cl + 1)).tolist()
     tc_terms = voc[table.pair_term[tc_pairs]].tolist() if len(tc_pairs) else []
     tc_support = support[tc_pairs]
-    tc_recs = ids(table.entry_record[np.repeat(tc_mask, support)]).tolist()
+    tc_recs = ids[table.entry_record[np.repeat(tc_mask, support)]].tolist()
     tc_ends = np.cumsum(tc_support)
     tc_lists = list(map(tc_recs.__getitem__, map(slice, (tc_ends - tc_support).tolist(), tc_ends.tolist())))
-    member_lists = ids(np.concatenate(table.clusters)).tolist() if n_cl else []
-    member_bounds = np.cumsum([0] + [len(c) for c in table.clusters]).tolist()
+    return tc_bounds, tc_terms, tc_lists
 
-    clusters: list[Cluster] = []
-    truths: list[ClusterTruth] = []
-    for c in range(n_cl):
-        cid = f"P{c + 1}"
-        g0, g1 = int(chunk_offset[c]), int(chunk_offset[c + 1])
-        chunks = [subs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
-        chunk_truth = [sub_recs[g_bounds[g] : g_bounds[g + 1]] for g in range(g0, g1)]
-        a, b = tc_bounds[c], tc_bounds[c + 1]
-        terms = tc_terms[a:b]
-        members = member_lists[member_bounds[c] : member_bounds[c + 1]]
-        clusters.append(Cluster(cid, len(members), chunks, terms))
-        truths.append(ClusterTruth(cid, members, chunk_truth, dict(zip(terms, tc_lists[a:b], strict=True))))
 
-    # ---- joint clusters from REFINE's plans, applied in list order
-    # all shared sub-records at once: content order by the same set hash, then the seeded shuffle
+def _shared_chunks(plans: Sequence, vocabulary: Sequence[str], hashes: np.ndarray, rng: np.random.Generator,
+                   ids: np.ndarray) -> tuple[list[tuple[str, ...]], list[int], list[int]]:
+    """All shared sub-records at once, chunk after chunk in plan order: content order by the same
+    set hash, then the seeded shuffle. Returns the sub-records, their records and the chunks' bounds."""
+    term_id = {t: i for i, t in enumerate(vocabulary)}
     pairs: list[tuple[int, tuple[str, ...]]] = []
     listed: list[int] = []
     for plan in plans:
@@ -191,24 +240,6 @@ def build_release(  # noqa: C901 (older code, at most 20)
     shared_hash = (np.add.reduceat(hashes[flat_terms], sub_first) if len(flat_subs)
                    else np.zeros(0, dtype=np.uint64))
     shared_order_arr = _shuffled_order(listed_group, shared_hash, rng)
-    ordered_recs = ids(flat_rec_ids[shared_order_arr]).tolist()
+    ordered_recs = ids[flat_rec_ids[shared_order_arr]].tolist()
     ordered_subs = list(map(flat_subs.__getitem__, shared_order_arr.tolist()))
-    del flat_subs
-    chunk_bounds = np.cumsum([0, *chunk_sizes]).tolist()
-
-    joints: list[JointCluster] = []
-    joint_truths: list[JointClusterTruth] = []
-    g = 0
-    for j, plan in enumerate(plans):
-        jid = f"J{j + 1}"
-        children = [names[child] for child in plan.children]
-        shared: list[list[tuple[str, ...]]] = []
-        shared_truth: list[list[int]] = []
-        for _ in plan.shared_chunks:
-            shared.append(ordered_subs[chunk_bounds[g] : chunk_bounds[g + 1]])
-            shared_truth.append(ordered_recs[chunk_bounds[g] : chunk_bounds[g + 1]])
-            g += 1
-        joints.append(JointCluster(jid, children, shared))
-        joint_truths.append(JointClusterTruth(jid, shared_truth))
-        names.append(jid)
-    return Release(dict(params), clusters, joints), Truth(truths, joint_truths, seed=seed)
+    return ordered_subs, ordered_recs, np.cumsum([0, *chunk_sizes]).tolist()

@@ -42,9 +42,7 @@ from anonymizer.disassociation.refine_leaves import (
     Leaves,
     PartitionLike,
     int_array,
-    member,
     prepare_leaves,
-    sorted_unique,
 )
 from anonymizer.disassociation.shared_chunks import SharedChunk, group_refining_terms
 from corpora.dataset import TransactionDataset
@@ -239,30 +237,39 @@ def _joint_chunks(st: RefineState, placed: list[int], groups_of: dict[int, list[
     order = sorted(placed, key=lambda t: (-supports[t], t))
     chunks = []
     for group, sub in group_refining_terms(postings, order, restricted, st.k, st.m):
-        named: dict[tuple[int, ...], tuple[str, ...]] = {}  # few distinct sub-records per chunk
-        for key in set(sub.values()):
-            named[key] = tuple(voc[t] for t in sorted(key))
-        chunks.append(SharedChunk([voc[t] for t in sorted(group)], [(r, named[sub[r]]) for r in sorted(sub)]))
+        named = {key: tuple(map(voc.__getitem__, sorted(key))) for key in set(sub.values())}  # few per chunk
+        records = sorted(sub)
+        chunks.append(SharedChunk(list(map(voc.__getitem__, sorted(group))),
+                                  list(zip(records, map(named.__getitem__, map(sub.__getitem__, records)),
+                                           strict=True))))
     return chunks, removed
 
 
-def _merged_key(rank: np.ndarray, key_a: bytes, key_b: bytes, placed: list[int]) -> bytes:
-    """The key of a joint's virtual term chunk: both children's terms, without ``placed``."""
-    ranks = sorted_unique(np.concatenate((np.frombuffer(key_a, dtype=">u4"), np.frombuffer(key_b, dtype=">u4"))))
-    gone = np.sort(rank[np.asarray(placed, dtype=np.int64)])
-    return ranks[~member(ranks.astype(np.int64), gone)].astype(">u4").tobytes()
+def _merged_key(rank: np.ndarray, vtc: VirtualTermChunk) -> bytes:
+    """The ordering key of a (virtual) term chunk: its terms' ranks, sorted, as big-endian uint32
+    (a joint's vtc holds exactly its children's terms without the refining ones)."""
+    return np.sort(rank[np.fromiter(vtc, dtype=np.int64, count=len(vtc))]).astype(">u4").tobytes()
 
 
 def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, VirtualTermChunk],
                     r: tuple[set[int], set[int]], placed: list[int]) -> None:
-    """Step 5: the new node; the smaller structures are merged into the larger ones (a and b retire)."""
+    """Step 5: the new node; the smaller structures are merged into the larger ones (a and b retire).
+
+    A term's list of groups is owned by one node (built here or in an earlier merge, never shared),
+    so the larger side's list grows in place: the larger side's groups first, then the smaller's."""
     va, vb = v
     big, little = (va, vb) if len(va) >= len(vb) else (vb, va)
     for t, g in little.items():
-        if t in big:
-            big[t] = _as_list(big[t]) + _as_list(g)
-        else:
+        old = big.get(t)
+        if old is None:
             big[t] = g
+        elif old.__class__ is list:
+            if g.__class__ is list:
+                old.extend(g)  # type: ignore[arg-type]
+            else:
+                old.append(g)  # type: ignore[arg-type]
+        else:
+            big[t] = [old, *g] if g.__class__ is list else [old, g]  # type: ignore[misc]
     for t in placed:
         del big[t]
     ra, rb = r
@@ -271,7 +278,7 @@ def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, 
     big_r.update(placed)
     st.vtc.append(big)
     st.t_r.append(big_r)
-    st.keys.append(_merged_key(st.rank, st.keys[a], st.keys[b], placed) if big else b"")
+    st.keys.append(_merged_key(st.rank, big) if big else b"")
     st.vtc[a] = st.vtc[b] = {}
     st.t_r[a] = st.t_r[b] = set()
     st.keys[a] = st.keys[b] = b""

@@ -65,8 +65,8 @@ def group_refining_terms(
       sub-records (and adds {t}), so a chunk that is not k-anonymous never becomes so; otherwise
       only the groups of t's records change.
     """
-    clash: dict[T, set[T]] = {t: set() for t in order}
-    if m >= 2:
+    clash: dict[T, set[T]] = {}  # only the terms that clash with another one
+    if m >= 2 and len(order) > 1:
         terms_of: dict[int, list[T]] = {}
         for t in order:
             for r in postings[t]:
@@ -77,8 +77,8 @@ def group_refining_terms(
                 pairs.update(itertools.combinations(terms, 2))
         for (u, v), c in pairs.items():
             if c < k:
-                clash[u].add(v)
-                clash[v].add(u)
+                clash.setdefault(u, set()).add(v)
+                clash.setdefault(v, set()).add(u)
     # VERPART's passes (open a chunk, scan the remaining terms in order, add what fits) put a term
     # in the first chunk, by opening order, that accepts it given the chunk's earlier terms: so
     # "first fit" in term order gives the same chunks without rescanning the remaining terms.
@@ -86,15 +86,17 @@ def group_refining_terms(
     chunk_of: dict[T, int] = {}
     track = bool(restricted)  # multiplicities matter only for the k-anonymity test
     for t in order:
-        blocked = {chunk_of[u] for u in clash[t] if u in chunk_of}
+        against = clash.get(t)
+        blocked = {chunk_of[u] for u in against if u in chunk_of} if against else ()
         restricted_t = t in restricted
+        records = postings[t]
         for c, chunk in enumerate(chunks):
-            if c not in blocked and chunk.accepts(t, restricted_t, postings[t], k, m):
+            if c not in blocked and (chunk.free(restricted_t, m) or chunk.accepts(t, restricted_t, records, k, m)):
                 break
         else:
             c, chunk = len(chunks), _Chunk()
             chunks.append(chunk)
-        chunk.add(t, restricted_t, postings[t], k, track)
+        chunk.add(t, restricted_t, records, k, track)
         chunk_of[t] = c
     return [(chunk.terms, chunk.sub) for chunk in chunks]
 
@@ -108,6 +110,11 @@ class _Chunk(Generic[T]):
         self.counts: Counter = Counter()  # sub-record -> multiplicity
         self.short = 0  # number of distinct sub-records listed fewer than k times
         self.restricted = False  # holds a term of T^r, so must stay k-anonymous
+
+    def free(self, restricted_t: bool, m: int) -> bool:
+        """Whether :meth:`accepts` holds without looking at records: no k test is needed and m <= 2
+        (the pairs were checked by the caller)."""
+        return m <= 2 and not (self.restricted or restricted_t)
 
     def accepts(self, t: T, restricted_t: bool, records: list[int], k: int, m: int) -> bool:
         """Whether the chunk plus ``t`` is still valid (pairs were checked by the caller)."""

@@ -40,17 +40,19 @@ from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
 __all__ = ["DEFAULT_RE_RANGE", "tkd", "tkd_a", "tkd_against", "re", "re_a", "re_from_supports", "pair_supports",
-           "averaged_pair_supports", "tlost", "ranked_terms", "distinct_terms", "resolve_re_range"]
+           "averaged_pair_supports", "tlost", "tlost_readings", "ranked_terms", "distinct_terms", "resolve_re_range"]
 
 DEFAULT_RE_RANGE: tuple[int, int] = (200, 220)
 """Terrovitis2012 section 7.1: re over the pairs of the terms ranked 200th-220th (0-based, half-open)."""
 
 
-def tkd_against(fi: TopK, published: TransactionDataset, top_k: int) -> float:
-    """1 - |FI & FI'| / |FI| without materialising FI' (see the module docstring)."""
+def tkd_against(fi: TopK, published: TransactionDataset, top_k: int, published_top: TopK | None = None) -> float:
+    """1 - |FI & FI'| / |FI| without materialising FI' (see the module docstring).
+
+    ``published_top``: ``top_k_search(published, top_k, max_itemsets=top_k)`` when the caller has it."""
     if not fi.itemsets:
         return 0.0
-    kth = top_k_search(published, top_k, max_itemsets=top_k).kth_support
+    kth = (published_top or top_k_search(published, top_k, max_itemsets=top_k)).kth_support
     supports = itemset_supports(published, fi.itemsets)
     kept = sum(1 for n in supports.values() if n > 0 and n >= kth)
     return 1.0 - kept / len(fi.itemsets)
@@ -183,6 +185,11 @@ def tlost(release: Release, original: TransactionDataset | None = None, *, at_le
     (section 6: occurrences in record and shared chunks plus one per term chunk holding the term),
     which can only undercount the lost terms. 0.0 when no term is frequent.
     """
+    return tlost_readings(release, original)[1 if at_least_k else 0]
+
+
+def tlost_readings(release: Release, original: TransactionDataset | None = None) -> tuple[float, float]:
+    """(:func:`tlost`, :func:`tlost` with ``at_least_k``) from one pass over the release."""
     kept = {t for sub in published_subrecords(release) for t in sub}
     in_term_chunks = Counter(t for c in release.clusters for t in set(c.term_chunk))
     if original is not None:
@@ -190,4 +197,5 @@ def tlost(release: Release, original: TransactionDataset | None = None, *, at_le
     else:
         supports = Counter(t for sub in published_subrecords(release) for t in sub)
         supports.update(in_term_chunks)
-    return tlost_share(supports, release.k, kept, in_term_chunks, at_least_k=at_least_k)
+    return (tlost_share(supports, release.k, kept, in_term_chunks),
+            tlost_share(supports, release.k, kept, in_term_chunks, at_least_k=True))

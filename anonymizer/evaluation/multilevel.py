@@ -42,11 +42,11 @@ from anonymizer.baselines.generalized import GeneralizedRelease
 from anonymizer.baselines.hierarchy import Hierarchy
 from anonymizer.evaluation.loss import pair_supports, ranked_terms, re, re_from_supports, resolve_re_range, tkd_against
 from anonymizer.evaluation.report import UtilityReport
-from anonymizer.evaluation.topk import itemset_supports, top_k_search
+from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
-__all__ = ["MultiLevelTopK", "project_dataset", "multilevel_top_k", "tkd_ml2", "tkd_ml2_generalized",
+__all__ = ["MultiLevelTopK", "project_dataset", "sorted_unique", "multilevel_top_k", "tkd_ml2", "tkd_ml2_generalized",
            "re_generalized", "baseline_utility", "traceable_nodes"]
 
 
@@ -60,37 +60,66 @@ class MultiLevelTopK:
 
 
 def project_dataset(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray) -> TransactionDataset:
-    """``ds`` (items = leaves of ``hierarchy``) with every leaf replaced by ``leaf_map[leaf]`` (vectorized)."""
+    """``ds`` (items = leaves of ``hierarchy``) with every leaf replaced by ``leaf_map[leaf]`` (vectorized).
+
+    The nodes are labelled and sorted by label (the projection's vocabulary); each record's node ids
+    come out sorted and distinct (one sort of the (record, node) keys, :func:`sorted_unique`).
+    """
     pos = hierarchy.leaf_positions(list(ds.vocabulary))
     node_of_term = leaf_map[pos]
-    rows = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))
-    nodes = node_of_term[ds.indices.astype(np.int64)] if ds.indices.size else np.zeros(0, dtype=np.int64)
-    used = np.unique(nodes)
+    present = np.flatnonzero(ds.term_supports())
+    used = sorted_unique(node_of_term[present])
     labels = [hierarchy.labels[n] for n in used.tolist()]
     order = np.argsort(np.asarray(labels, dtype=object), kind="stable") if labels else np.zeros(0, dtype=np.int64)
     rank = np.empty(used.size, dtype=np.int64)
     rank[order] = np.arange(used.size)
-    ids = rank[np.searchsorted(used, nodes)] if nodes.size else nodes
-    key = np.unique(rows * max(used.size, 1) + ids)
-    r, c = key // max(used.size, 1), key % max(used.size, 1)
+    width = max(used.size, 1)
+    id_of_term = np.zeros(len(ds.vocabulary), dtype=np.int64)
+    id_of_term[present] = rank[np.searchsorted(used, node_of_term[present])]
+    rows = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))
+    key = sorted_unique(rows * width + id_of_term[ds.indices])
+    r, c = key // width, key % width
     indptr = np.zeros(len(ds) + 1, dtype=np.int64)
     np.cumsum(np.bincount(r, minlength=len(ds)), out=indptr[1:])
     vocab = tuple(labels[i] for i in order.tolist())
     return TransactionDataset(vocab, indptr, c.astype(np.int32), name=ds.name)
 
 
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` of an integer array by one sort (numpy's hash-based unique is far slower on
+    millions of spread keys)."""
+    out = np.sort(values)
+    if out.size:
+        out = out[np.concatenate(([True], out[1:] != out[:-1]))]
+    return out
+
+
 def _levels(hierarchy: Hierarchy) -> list[int]:
     return list(range(1, hierarchy.height + 1))
 
 
+def _is_leaf_level(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray) -> bool:
+    """Whether ``leaf_map`` keeps every term of ``ds`` itself: the projection is then ``ds`` (same labels)."""
+    pos = hierarchy.leaf_positions(list(ds.vocabulary))
+    return bool(np.array_equal(leaf_map[pos], hierarchy.leaf_nodes[pos]))
+
+
 def multilevel_top_k(ds: TransactionDataset, hierarchy: Hierarchy, top_k: int,
-                     exact_ties: bool = True) -> MultiLevelTopK:
-    """The top-K itemsets over all levels of ``ds`` (module docstring)."""
+                     exact_ties: bool = True, leaf_top: TopK | None = None) -> MultiLevelTopK:
+    """The top-K itemsets over all levels of ``ds`` (module docstring).
+
+    ``leaf_top``: :func:`anonymizer.evaluation.topk.top_k_search` of ``ds`` itself with the same cap
+    (``max_itemsets=None`` with ``exact_ties``, else ``top_k``), reused at a level that keeps every
+    term as it is (the leaf level of a balanced tree) instead of searching the same data again."""
     found: dict[frozenset, tuple[int, int]] = {}
     truncated = False
+    cap = None if exact_ties else top_k
     for level in _levels(hierarchy):
-        proj = project_dataset(ds, hierarchy, hierarchy.level_map(level))
-        res = top_k_search(proj, top_k, max_itemsets=None if exact_ties else top_k)
+        leaf_map = hierarchy.level_map(level)
+        if leaf_top is not None and _is_leaf_level(ds, hierarchy, leaf_map):
+            res = leaf_top
+        else:
+            res = top_k_search(project_dataset(ds, hierarchy, leaf_map), top_k, max_itemsets=cap)
         truncated |= res.truncated
         for items, n in res.itemsets.items():
             found.setdefault(items, (n, level))
@@ -102,19 +131,26 @@ def multilevel_top_k(ds: TransactionDataset, hierarchy: Hierarchy, top_k: int,
 
 
 def tkd_ml2(original: TransactionDataset, published: TransactionDataset, hierarchy: Hierarchy,
-            top_k: int = 1000, fi: MultiLevelTopK | None = None) -> float:
-    """tKd-ML^2 of a published dataset of original items (a reconstruction, DiffPart's output)."""
+            top_k: int = 1000, fi: MultiLevelTopK | None = None, published_top: TopK | None = None) -> float:
+    """tKd-ML^2 of a published dataset of original items (a reconstruction, DiffPart's output).
+
+    ``published_top``: ``top_k_search(published, top_k, max_itemsets=top_k)`` when the caller has it
+    (:func:`multilevel_top_k`'s ``leaf_top``)."""
     fi = fi or multilevel_top_k(original, hierarchy, top_k)
     if not fi.itemsets:
         return 0.0
-    kth = multilevel_top_k(published, hierarchy, top_k, exact_ties=False).kth_support \
+    kth = multilevel_top_k(published, hierarchy, top_k, exact_ties=False, leaf_top=published_top).kth_support \
         if len(published) else 0
     kept = 0
     by_level: dict[int, list[frozenset]] = {}
     for items, (_n, level) in fi.itemsets.items():
         by_level.setdefault(level, []).append(items)
     for level, sets in by_level.items():
-        proj = project_dataset(published, hierarchy, hierarchy.level_map(level)) if len(published) else published
+        leaf_map = hierarchy.level_map(level)
+        if not len(published) or _is_leaf_level(published, hierarchy, leaf_map):
+            proj = published
+        else:
+            proj = project_dataset(published, hierarchy, leaf_map)
         for n in itemset_supports(proj, sets).values():
             kept += int(n > 0 and n >= kth)
     return 1.0 - kept / len(fi.itemsets)
@@ -179,8 +215,9 @@ def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, 
     if fi_plain.truncated:
         notes.append(f"tKd: more than {len(fi_plain.itemsets)} itemsets tie at the top-{top_k} cut")
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=2)
-    tkd_value = tkd_against(fi_plain, published, top_k)
-    fi = multilevel_top_k(original, h, top_k)
+    published_top = top_k_search(published, top_k, max_itemsets=top_k)  # FI' of tKd, a level of tKd-ML^2
+    tkd_value = tkd_against(fi_plain, published, top_k, published_top=published_top)
+    fi = multilevel_top_k(original, h, top_k, leaf_top=fi_plain)
     if release.method == "apriori":
         if h is not release.hierarchy:
             raise InputError("tKd-ML^2 of an Apriori release uses the release's own hierarchy")
@@ -189,7 +226,7 @@ def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, 
         ncp: float | None = ncp_of_cut(original, h, release.leaf_map())
     else:
         re_value = re(original, published, re_range)
-        ml2 = tkd_ml2(original, published, h, top_k, fi=fi)
+        ml2 = tkd_ml2(original, published, h, top_k, fi=fi, published_top=published_top)
         ncp = None
     return UtilityReport(tkd=tkd_value, tkd_a=None, re=re_value, re_a=None, tlost=None, reconstructions=0,
                          seed=0, top_k=top_k, re_range=(int(re_range[0]), int(re_range[1])), tkd_runs=[tkd_value],

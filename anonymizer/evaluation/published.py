@@ -25,7 +25,7 @@ def published_subrecords(release: Release) -> list[tuple[str, ...]]:
 
 def subrecord_dataset(release: Release) -> TransactionDataset:
     """:func:`published_subrecords` as a dataset, one record per sub-record."""
-    return TransactionDataset.from_records(published_subrecords(release), name="published sub-records")
+    return TransactionDataset.from_term_lists(published_subrecords(release), name="published sub-records")
 
 
 def published_supports(release: Release) -> Counter[str]:

@@ -58,8 +58,12 @@ record holding two to an empty one.
    least that many records); the other holders are uniformly random records of the cluster.
 
 Records come out cluster by cluster, in the release's cluster order; the same seed always
-gives the same dataset. Steps 1-2 are in :mod:`anonymizer.evaluation.reconstruct_chunks`, steps
-3-4 in :mod:`anonymizer.evaluation.reconstruct_balance`; step 5 and the assembly are here.
+gives the same dataset. Steps 1-2 run on the release's arrays in
+:mod:`anonymizer.evaluation.reconstruct_arrays` (their object form, which draws the same random
+numbers, is :mod:`anonymizer.evaluation.reconstruct_chunks`); steps 3-4, on the object form, in
+:mod:`anonymizer.evaluation.reconstruct_balance`, only for a release that needs them; step 5 on
+arrays in :mod:`anonymizer.evaluation.reconstruct_terms` (on the object form, :func:`_cells`, after
+steps 3-4); the assembly is here.
 """
 
 from __future__ import annotations
@@ -71,47 +75,17 @@ from collections.abc import Sequence
 import numpy as np
 from tqdm import tqdm
 
+from anonymizer.evaluation.reconstruct_arrays import check_disjoint, place_chunks, to_states
 from anonymizer.evaluation.reconstruct_balance import balance_components, fill_empty_records
-from anonymizer.evaluation.reconstruct_chunks import ClusterState, JointForest, place_record_chunks, place_shared_chunks
+from anonymizer.evaluation.reconstruct_chunks import ClusterState
+from anonymizer.evaluation.reconstruct_terms import term_chunk_cells
 from anonymizer.model.release import Release
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
-__all__ = ["reconstruct", "reconstruct_many", "TERM_RULES"]
+__all__ = ["reconstruct", "reconstruct_cells", "reconstruct_many", "TERM_RULES"]
 
 TERM_RULES = ("one", "uniform")
-
-
-def _check_disjoint(release: Release) -> None:
-    """Refuse a release whose chunk term sets overlap (see the module docstring)."""
-    for c in release.clusters:
-        seen: set[str] = set(c.term_chunk)
-        total = len(c.term_chunk)
-        for ch in c.record_chunks:
-            terms = set(itertools.chain.from_iterable(ch))
-            seen |= terms
-            total += len(terms)
-        if len(seen) != total:
-            raise InputError(f"cluster {c.id}: its record chunks and term chunk share a term; a disassociated "
-                             "cluster splits its terms into disjoint chunks (run verify for details)")
-    for j in release.joint_clusters:
-        sets = [set(itertools.chain.from_iterable(ch)) for ch in j.shared_chunks]
-        if len(set().union(*sets)) != sum(map(len, sets)):
-            raise InputError(f"joint cluster {j.id}: two shared chunks share a term; shared chunks of one joint "
-                             "cluster hold disjoint term sets (run verify for details)")
-
-
-def _vocabulary(release: Release) -> list[str]:
-    """Every term the release lists, sorted (term ids are positions in this list)."""
-    terms_seen: set[str] = set()
-    for c in release.clusters:
-        terms_seen.update(c.term_chunk)
-        for ch in c.record_chunks:
-            terms_seen.update(itertools.chain.from_iterable(ch))
-    for j in release.joint_clusters:
-        for ch in j.shared_chunks:
-            terms_seen.update(itertools.chain.from_iterable(ch))
-    return sorted(terms_seen)
 
 
 def reconstruct(release: Release, seed: int = 0, term_rule: str = "one") -> TransactionDataset:
@@ -122,22 +96,41 @@ def reconstruct(release: Release, seed: int = 0, term_rule: str = "one") -> Tran
     ``release.n_records`` records, cluster by cluster, all non-empty; no record repeats a term.
     Raises :class:`InputError` when the release has no valid reconstruction or is malformed.
     """
+    rows, cols, vocab = reconstruct_cells(release, seed, term_rule)
+    return _dataset(rows, cols, vocab, release.arrays.n_records, seed, term_rule)
+
+
+def reconstruct_cells(release: Release, seed: int = 0,
+                      term_rule: str = "one") -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
+    """The cells of :func:`reconstruct`'s dataset before it is built: ``(rows, cols, vocabulary)``, where
+    the concatenated ``rows`` / ``cols`` are (record, term id) pairs (a pair may repeat) and term ids
+    index ``vocabulary`` (sorted; it may list terms no cell uses). Same seed, same cells as :func:`reconstruct`."""
     if term_rule not in TERM_RULES:
         raise InputError(f"term_rule must be one of {', '.join(TERM_RULES)}, got {term_rule!r}")
-    _check_disjoint(release)
+    a = release.arrays
+    check_disjoint(a)
     rng = np.random.default_rng(seed)
-    vocab = _vocabulary(release)
-    tid = {t: i for i, t in enumerate(vocab)}
-    quiet = not sys.stderr.isatty()
-    states = place_record_chunks(release, tid, rng, quiet)  # step 1
-    forest = JointForest.of(release)
-    shared = place_shared_chunks(release, forest, states, tid, rng)  # step 2
-    balance_components(states, shared, forest, [c.id for c in release.clusters], rng)  # step 3
-    for st in states:  # step 4
-        if not st.term_chunk:
-            fill_empty_records(st, rng)
-    rows, cols = _cells(states, release.k, term_rule, rng, quiet)  # step 5 with the cells of steps 1-4
-    return _dataset(rows, cols, vocab, sum(st.size for st in states), seed, term_rule)
+    p = place_chunks(a, rng)  # steps 1-2
+    n = a.n_records
+    pieces = p.pieces(n)
+    no_term_chunk = np.diff(p.term_chunk_off) == 0
+    cluster_pieces = np.bincount(p.cluster_of, weights=pieces, minlength=a.n_clusters)
+    short = (no_term_chunk & (cluster_pieces < a.cluster_size)).any()
+    if short or (no_term_chunk[p.cluster_of] & (pieces == 0)).any():  # steps 3-4 have work: the object form
+        states, shared, forest = to_states(a, p)
+        balance_components(states, shared, forest, a.cluster_ids, rng)  # step 3
+        for st in states:  # step 4
+            if not st.term_chunk:
+                fill_empty_records(st, rng)
+        rows, cols = _cells(states, release.k, term_rule, rng, not sys.stderr.isatty())  # step 5
+        return rows, cols, a.terms
+    sub_len = np.diff(a.term_off)
+    shared_len = np.diff(a.shared_term_off)
+    t_rows, t_cols = term_chunk_cells(a.cluster_size, p.offset, p.term_chunk_off, p.term_chunk, pieces, release.k,
+                                      term_rule, rng)  # step 5
+    rows = [np.repeat(p.record_of_sub, sub_len), np.repeat(p.record_of_shared, shared_len), t_rows]
+    cols = [a.sub_terms.astype(np.int64), a.shared_terms.astype(np.int64), t_cols]
+    return rows, cols, a.terms
 
 
 def _cells(states: list[ClusterState], k: int, term_rule: str, rng: np.random.Generator,

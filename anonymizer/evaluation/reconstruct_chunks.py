@@ -5,7 +5,11 @@ record-chunk sub-records are matched to its records by a random permutation (ste
 shared chunk's sub-records, deepest joint cluster first, to distinct records of the joint
 cluster's leaves they may go to (step 2, a random greedy pass repaired by augmenting paths).
 The working state (:class:`ClusterState`, :class:`SharedChunks`, :class:`JointForest`) is
-shared with the later steps.
+shared with the later steps. :func:`reconstruct` runs steps 1-2 on arrays
+(:mod:`anonymizer.evaluation.reconstruct_arrays`, the same random numbers in the same order) and
+builds this state only for releases that need steps 3-4; :func:`place_record_chunks` and
+:func:`place_shared_chunks` stay as the reference the array path is tested against
+(``tests/test_perf_reconstruct.py``).
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm import tqdm
 
+from anonymizer.model.arrays import ReleaseArrays
 from anonymizer.model.release import Cluster, JointCluster, Release
 from corpora.common.errors import InputError
 
-__all__ = ["ClusterState", "SharedChunks", "JointForest", "place_record_chunks", "place_shared_chunks"]
+__all__ = ["ClusterState", "SharedChunks", "JointForest", "place_record_chunks", "place_shared_chunks", "augment"]
 
 _chain = itertools.chain.from_iterable
 
@@ -101,6 +106,15 @@ class JointForest:
             below[ji] = [x for ch in joint.children if ch in joint_index
                          for x in [joint_index[ch], *below[joint_index[ch]]]]
         return cls(index, joint_index, leaves_of, parent, below)
+
+    @classmethod
+    def of_arrays(cls, a: ReleaseArrays, leaves_of: list[list[int]], below: list[list[int]]) -> JointForest:
+        """The same forest from a release's arrays, given each joint cluster's leaves and joints below."""
+        names = a.node_ids()
+        parent = {names[child]: a.joint_ids[ji] for ji in range(len(a.joint_ids))
+                  for child in a.children[a.child_off[ji]:a.child_off[ji + 1]].tolist()}
+        return cls({cid: i for i, cid in enumerate(a.cluster_ids)}, {jid: i for i, jid in enumerate(a.joint_ids)},
+                   dict(enumerate(leaves_of)), parent, dict(enumerate(below)))
 
     def root_of(self, node: str) -> str:
         while node in self.parent:
@@ -222,7 +236,7 @@ def _place_shared(
                 chosen[i] = free.pop(idx)
                 break
         else:
-            if not _augment(i, chosen, free, fits):
+            if not augment(i, chosen, free, fits):
                 raise InputError(
                     f"{where}: no valid reconstruction: sub-record {i} fits no record of the joint cluster's "
                     "leaves (each leaf it may go to, i.e. whose chunks list none of its terms, already takes "
@@ -234,7 +248,7 @@ def _place_shared(
         st.add_shared(slot - st.offset, chunk, subs[i])
 
 
-def _augment(start: int, chosen: list, free: list, fits: Callable[[int, int], bool]) -> bool:
+def augment(start: int, chosen: list, free: list, fits: Callable[[int, int], bool]) -> bool:
     """Kuhn's augmenting path: seat sub-record ``start`` by re-seating others of the same chunk."""
     owner = {slot: i for i, slot in enumerate(chosen) if slot is not None}
     free_set = set(free)

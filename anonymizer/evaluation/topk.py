@@ -29,7 +29,6 @@ from __future__ import annotations
 import heapq
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,6 +43,18 @@ __all__ = ["DEFAULT_TIE_FACTOR", "TopK", "itemset_supports", "top_k_search", "to
 
 _GRAM_LIMIT = 50_000_000
 """Work and output bound (entries) under which all pair supports come from one sparse product."""
+
+_PAIRS_LIMIT = 1 << 22
+"""Most cells of the dense pair-support matrix (32 MiB); more kept items count their pairs like larger itemsets."""
+
+_PAIR_BLOCK = 1 << 22
+"""Most (row, pair) keys counted in one block of :func:`_pair_counts`."""
+
+_BITS_LIMIT = 1 << 24
+"""Most 64-bit words of the row bitsets (one per kept item, 128 MiB); larger data count by gathering only."""
+
+_GATHER_COST = 4
+"""Cost of gathering and counting one entry of a tid-list's rows, in ANDed-and-counted 64-bit words."""
 
 DEFAULT_TIE_FACTOR = 10
 """Default cap on a top-K answer: at most this many times K itemsets (ties at the K-th support)."""
@@ -78,36 +89,36 @@ def _csr_of(transactions: Iterable[Iterable[Hashable]]) -> tuple[np.ndarray, np.
     return np.asarray(ptr, dtype=np.int64), np.asarray(ids, dtype=np.int64), list(index)
 
 
+def _in_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether each value of sorted ``a`` is in sorted ``b`` (binary search, no sort)."""
+    if b.size == 0:
+        return np.zeros(a.size, dtype=bool)
+    pos = np.searchsorted(b, a)
+    pos[pos == b.size] = 0
+    return b[pos] == a
+
+
 def _intersect_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Common values of two sorted arrays of distinct values (binary search, no sort)."""
     if a.size > b.size:
         a, b = b, a
     if a.size == 0:
         return a
-    pos = np.searchsorted(b, a)
-    pos[pos == b.size] = 0
-    return a[b[pos] == a]
-
-
-def _gather(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Positions in the CSR ``indices`` of every entry of ``rows`` (vectorised concatenation)."""
-    starts, ends = indptr[rows], indptr[rows + 1]
-    lens = ends - starts
-    total = int(lens.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.repeat(starts - np.cumsum(lens) + lens, lens)
-    return offsets + np.arange(total, dtype=np.int64)
-
+    return a[_in_sorted(a, b)]
 
 
 @dataclass
 class _RankedItems:
     """The search's view of a CSR: items of support >= ``floor`` renamed by rank (support descending, then id).
 
-    ``r``/``rptr`` hold each row's ranks (rows without a kept item dropped), ``col_rows``/``cptr``
-    the rows holding each rank (tid-lists), ``pairs`` all pair supports (upper triangle) when one
-    sparse product is cheap enough (``_GRAM_LIMIT``), else None.
+    ``r``/``rptr`` hold each row's ranks in order (rows without a kept item dropped), ``col_rows``/``cptr``
+    the rows holding each rank (tid-lists) and ``col_pos`` where each of those entries sits in ``r``,
+    ``pairs`` all pair supports (upper triangle, dense or sparse) when counting them at once is cheap
+    enough (:func:`_pair_counts`), else None. ``bits`` holds the same tid-lists
+    as row bitsets (rank x 64-row words) when they fit ``_BITS_LIMIT``: on dense data (few items
+    held by many rows, the upper levels of a hierarchy) an extension's support is then one AND and
+    popcount per word instead of a gather of every entry of the rows (:meth:`children` picks the
+    cheaper way per itemset; both count the same rows).
     """
 
     item_of: np.ndarray
@@ -115,39 +126,101 @@ class _RankedItems:
     r: np.ndarray
     rptr: np.ndarray
     col_rows: np.ndarray
+    col_pos: np.ndarray
     cptr: np.ndarray
-    pairs: Any
+    pairs: np.ndarray | sp.csr_matrix | None
     floor: int
+    bits: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         return int(self.item_of.size)
 
-    def rows_of(self, items: tuple[int, ...]) -> np.ndarray:
-        """The tid-list of an itemset: its rarest item's rows intersected with the others'."""
-        cptr, col_rows = self.cptr, self.col_rows
-        cols = sorted(items, key=lambda j: cptr[j + 1] - cptr[j])
-        got = col_rows[cptr[cols[0]]:cptr[cols[0] + 1]]
-        for j in cols[1:]:
-            got = _intersect_sorted(got, col_rows[cptr[j]:cptr[j + 1]])
-        return got
+    def later_entries(self, items: tuple[int, ...]) -> np.ndarray:
+        """The ranks after ``items[-1]`` in every row holding ``items``.
 
-    def children(self, items: tuple[int, ...], size: int, bound: int) -> Iterable[tuple[int, int]] | None:
-        """(rank, support) of every one-item extension by a later rank whose support reaches ``bound``;
-        None when no row holding ``items`` holds a later rank."""
+        The rows come from the last item's tid-list (the rarest: ranks follow descending support),
+        kept where the other items' bitsets hold them (or their sorted tid-lists, without bitsets);
+        rows list their ranks in order, so a row's later ranks are the entries after the last item's."""
+        cptr, col_rows = self.cptr, self.col_rows
         last = items[-1]
+        rows = col_rows[cptr[last]:cptr[last + 1]]
+        pos = self.col_pos[cptr[last]:cptr[last + 1]]
+        for j in items[:-1]:
+            if rows.size == 0:
+                break
+            if self.bits is not None:
+                keep = _has_bit(self.bits[j], rows)
+            else:
+                keep = _in_sorted(rows, col_rows[cptr[j]:cptr[j + 1]])
+            rows, pos = rows[keep], pos[keep]
+        starts, ends = pos + 1, self.rptr[rows + 1]
+        lens = ends - starts
+        total = int(lens.sum())
+        if total == 0:
+            return np.zeros(0, dtype=np.int64)
+        offsets = np.repeat(starts - np.cumsum(lens) + lens, lens)
+        return self.r[offsets + np.arange(total, dtype=np.int64)]
+
+    def children(self, items: tuple[int, ...], size: int, bound: int,
+                 support: int) -> Iterable[tuple[int, int]] | None:
+        """(rank, support) of every one-item extension by a later rank whose support reaches ``bound``;
+        None when no row holding ``items`` (``support`` rows) holds a later rank."""
+        last = items[-1]
+        if size == 1 and isinstance(self.pairs, np.ndarray):
+            row = self.pairs[last, last + 1:]
+            ext = np.flatnonzero(row >= bound)
+            return zip((ext + last + 1).tolist(), row[ext].tolist(), strict=True)
         if size == 1 and self.pairs is not None:
             lo, hi = self.pairs.indptr[last], self.pairs.indptr[last + 1]
             cols, vals = self.pairs.indices[lo:hi], self.pairs.data[lo:hi]
             sel = vals >= bound
             return zip(cols[sel].tolist(), vals[sel].tolist(), strict=True)
-        ents = self.r[_gather(self.rptr, self.rows_of(items))]
-        ents = ents[ents > last]
-        if ents.size == 0:
-            return None
-        counts = np.bincount(ents - (last + 1))
+        if self.bits is not None and self._bits_cheaper(items, support):
+            counts = self._later_counts_bits(items)
+            if not counts.any():
+                return None
+        else:
+            ents = self.later_entries(items)
+            if ents.size == 0:
+                return None
+            counts = np.bincount(ents - (last + 1))
         ext = np.flatnonzero(counts >= bound)
         return zip((ext + last + 1).tolist(), counts[ext].tolist(), strict=True)
+
+    def _bits_cheaper(self, items: tuple[int, ...], support: int) -> bool:
+        """Whether counting by bitsets costs less than gathering the ``support`` rows' entries."""
+        words = self.bits.shape[1]
+        later = self.n - items[-1] - 1
+        gather = _GATHER_COST * support * (self.r.size / max(self.rptr.size - 1, 1))
+        return len(items) * words + later * min(words, support) < gather
+
+    def _later_counts_bits(self, items: tuple[int, ...]) -> np.ndarray:
+        """Support of ``items`` + j for every later rank j, from the row bitsets."""
+        held = np.bitwise_and.reduce(self.bits[list(items)], axis=0)
+        nz = np.flatnonzero(held)
+        later = self.bits[items[-1] + 1:, nz]
+        later &= held[nz]
+        return np.bitwise_count(later).sum(axis=1, dtype=np.int64)
+
+
+def _has_bit(bits: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Whether each row's bit is set in one bitset (bit ``i % 64`` of word ``i // 64`` for row i)."""
+    return (bits[rows >> 6] >> (rows & 63).astype(np.uint64)) & np.uint64(1) == 1
+
+
+def _bitsets(key: np.ndarray, n_rows: int, n_sets: int) -> np.ndarray:
+    """Bitsets (n_sets x ceil(n_rows / 64) words) from sorted distinct keys ``set * n_rows + row``."""
+    words = (n_rows + 63) // 64
+    bits = np.zeros(n_sets * words, dtype=np.uint64)
+    if key.size:
+        which = key // n_rows
+        rows = key - which * n_rows
+        word = which * words + (rows >> 6)
+        starts = np.flatnonzero(np.concatenate(([True], word[1:] != word[:-1])))
+        bits[word[starts]] = np.bitwise_or.reduceat(np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64)),
+                                                    starts)
+    return bits.reshape(n_sets, words)
 
 
 def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports: np.ndarray, present: np.ndarray,
@@ -162,29 +235,64 @@ def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports:
     rank_of = np.full(n_items, -1, dtype=np.int64)
     rank_of[kept] = np.arange(kept.size)
     n = int(kept.size)
-    # Reduced CSR over ranks, each row sorted, rows without kept items dropped.
+    # Reduced CSR over ranks, each row sorted, rows without kept items dropped (one sort of row * n + rank).
     r = rank_of[indices]
-    row_id = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
     keep = r >= 0
-    r, row_id = r[keep], row_id[keep]
-    order = np.lexsort((r, row_id))
-    r, row_id = r[order], row_id[order]
-    _, row_id = np.unique(row_id, return_inverse=True)
-    n_rows = int(row_id.max()) + 1 if row_id.size else 0
+    key = np.sort(np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))[keep] * n + r[keep])
+    row_id = key // n
+    r = key - row_id * n
+    if row_id.size:  # renumber the rows left 0, 1, ... (they are sorted)
+        row_id = np.concatenate(([0], np.cumsum(row_id[1:] != row_id[:-1])))
+    n_rows = int(row_id[-1]) + 1 if row_id.size else 0
     rptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(row_id, minlength=n_rows), out=rptr[1:])
-    # Column lists (rows holding each rank), for the tid-lists of an itemset.
-    corder = np.lexsort((row_id, r))
+    # Column lists (rows holding each rank, sorted): a stable sort of the row-major entries by rank.
+    col_pos = np.argsort(r.astype(np.int16 if n <= np.iinfo(np.int16).max else np.int64), kind="stable")
+    col_rows = row_id[col_pos]
     cptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(r, minlength=n), out=cptr[1:])
-    # All pair supports in one sparse product when its work and output are small enough;
-    # otherwise each single item's children are counted like any other itemset's.
-    row_len = np.diff(rptr)
-    pairs = None
-    if n * n <= _GRAM_LIMIT and int((row_len * row_len).sum()) <= _GRAM_LIMIT:
-        mat = sp.csr_matrix((np.ones(r.size, dtype=np.int64), r, rptr), shape=(n_rows, n))
-        pairs = sp.triu(mat.T @ mat, k=1, format="csr")
-    return _RankedItems(kept, supports[kept], r, rptr, row_id[corder], cptr, pairs, floor)
+    bits = None
+    if n * ((n_rows + 63) // 64) <= _BITS_LIMIT:
+        bits = _bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)) * n_rows + col_rows, n_rows, n)
+    pairs = _pair_counts(r, rptr, n, bits)
+    return _RankedItems(kept, supports[kept], r, rptr, col_rows, col_pos, cptr, pairs, floor, bits)
+
+
+def _pair_counts(r: np.ndarray, rptr: np.ndarray, n: int,
+                 bits: np.ndarray | None) -> np.ndarray | sp.csr_matrix | None:
+    """All pair supports ``P[a, b]`` (a < b) of a CSR of sorted ranks: dense when the matrix is small
+    (``_PAIRS_LIMIT`` cells; from the row bitsets when few items are dense, else every (a, b) position pair
+    of the rows, rows of one length at a time, counted by bincount), else a sparse product's upper triangle;
+    None when that is too costly (``_GRAM_LIMIT``)."""
+    lens = np.diff(rptr)
+    work = int((lens * lens).sum())
+    if n * n > _GRAM_LIMIT or work > _GRAM_LIMIT:
+        return None
+    if n * n > _PAIRS_LIMIT:
+        mat = sp.csr_matrix((np.ones(r.size, dtype=np.int64), r, rptr), shape=(lens.size, n))
+        return sp.triu(mat.T @ mat, k=1, format="csr")
+    if bits is not None and n * n * bits.shape[1] <= _GATHER_COST * work:
+        dense = np.zeros((n, n), dtype=np.int64)
+        for a in range(n - 1):
+            dense[a, a + 1:] = np.bitwise_count(bits[a + 1:] & bits[a]).sum(axis=1, dtype=np.int64)
+        return dense
+    counts = np.zeros(n * n, dtype=np.int64)
+    keys: list[np.ndarray] = []
+    pending = 0
+    for length in np.unique(lens[lens >= 2]).tolist():
+        starts = rptr[:-1][lens == length]
+        ia, ib = np.triu_indices(length, k=1)
+        step = max(1, _PAIR_BLOCK // ia.size)
+        for lo in range(0, starts.size, step):
+            block = r[starts[lo:lo + step, None] + np.arange(length)]
+            keys.append((block[:, ia] * n + block[:, ib]).ravel())
+            pending += keys[-1].size
+            if pending >= _PAIR_BLOCK:
+                counts += np.bincount(np.concatenate(keys), minlength=n * n)
+                keys, pending = [], 0
+    if keys:
+        counts += np.bincount(np.concatenate(keys), minlength=n * n)
+    return counts.reshape(n, n)
 
 
 def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
@@ -216,7 +324,7 @@ def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
             bound = max(bound, s)
         if max_size is not None and size >= max_size or items[-1] == n - 1:
             continue
-        children = ranked.children(items, size, bound)
+        children = ranked.children(items, size, bound, s)
         if children is None:
             continue
         for j, c in children:
@@ -289,18 +397,43 @@ def dataset_top_k(ds: TransactionDataset, top_k: int, max_size: int | None = Non
 
 
 def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset]) -> dict[frozenset, int]:
-    """Support of each given itemset in ``ds``, counted directly (tid-list intersections, no mining)."""
-    csc = ds.matrix().tocsc()
-    csc.sort_indices()
-    ptr, rows = csc.indptr, csc.indices
+    """Support of each given itemset in ``ds``, counted directly (no mining): the popcount of the AND of its
+    items' row bitsets, or tid-list intersections when the bitsets of the items asked for would be too large."""
+    itemsets = list(itemsets)
     index = ds.term_index
+    asked = [[index.get(t, -1) for t in s] for s in itemsets]
+    needed = np.unique(np.fromiter((c for cols in asked for c in cols if c >= 0), dtype=np.int64))
+    n_rows = len(ds)
+    if needed.size * ((n_rows + 63) // 64) > _BITS_LIMIT:
+        return _itemset_supports_tids(ds, itemsets, asked)
+    slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
+    slot[needed] = np.arange(needed.size)
+    at = slot[ds.indices]
+    mine = at >= 0
+    rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(ds.indptr))[mine]
+    bits = _bitsets(np.sort(at[mine] * max(n_rows, 1) + rows), max(n_rows, 1), needed.size)
     out: dict[frozenset, int] = {}
-    for s in itemsets:
-        cols = [index.get(t, -1) for t in s]
+    for s, cols in zip(itemsets, asked, strict=True):
         if not cols or min(cols) < 0:
             out[s] = 0
             continue
-        cols.sort(key=lambda j: ptr[j + 1] - ptr[j])
+        held = np.bitwise_and.reduce(bits[slot[cols]], axis=0)
+        out[s] = int(np.bitwise_count(held).sum())
+    return out
+
+
+def _itemset_supports_tids(ds: TransactionDataset, itemsets: list[frozenset],
+                           asked: list[list[int]]) -> dict[frozenset, int]:
+    """:func:`itemset_supports` by intersecting sorted tid-lists (the columns of a CSC matrix)."""
+    csc = ds.matrix().tocsc()
+    csc.sort_indices()
+    ptr, rows = csc.indptr, csc.indices
+    out: dict[frozenset, int] = {}
+    for s, cols in zip(itemsets, asked, strict=True):
+        if not cols or min(cols) < 0:
+            out[s] = 0
+            continue
+        cols = sorted(cols, key=lambda j: ptr[j + 1] - ptr[j])
         got = rows[ptr[cols[0]]:ptr[cols[0] + 1]]
         for j in cols[1:]:
             if got.size == 0:

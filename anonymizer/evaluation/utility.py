@@ -39,6 +39,7 @@ from anonymizer.evaluation.loss import (
     tkd_a,
     tkd_against,
     tlost,
+    tlost_readings,
 )
 from anonymizer.evaluation.multilevel import multilevel_top_k, tkd_ml2
 from anonymizer.evaluation.published import published_subrecords, subrecord_dataset
@@ -153,14 +154,15 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=2)
     s_o = pair_supports(original, terms)
     tkd_runs, re_runs, pair_runs, ml2_runs = [], [], [], []
-    ml_fi = multilevel_top_k(original, hierarchy, top_k) if hierarchy is not None else None
+    ml_fi = multilevel_top_k(original, hierarchy, top_k, leaf_top=fi) if hierarchy is not None else None
 
     def runs() -> Iterator[TransactionDataset]:
         for i in range(reconstructions):
             ds = reconstruct(release, seed=seed + i)
-            tkd_runs.append(tkd_against(fi, ds, top_k))
+            ds_top = top_k_search(ds, top_k, max_itemsets=top_k)  # FI' of tKd and the leaf level of tKd-ML^2
+            tkd_runs.append(tkd_against(fi, ds, top_k, published_top=ds_top))
             if ml_fi is not None:
-                ml2_runs.append(tkd_ml2(original, ds, hierarchy, top_k, fi=ml_fi))
+                ml2_runs.append(tkd_ml2(original, ds, hierarchy, top_k, fi=ml_fi, published_top=ds_top))
             pairs = pair_supports(ds, terms)
             pair_runs.append(pairs)
             re_runs.append(re_from_supports(s_o, pairs))
@@ -171,13 +173,14 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
         pass
     pairs_mean = np.mean(pair_runs, axis=0)
     subs = subrecord_dataset(release)
+    lost, lost_at_least_k = tlost_readings(release, original)
     return UtilityReport(
         tkd=float(np.mean(tkd_runs)),
         tkd_a=tkd_against(fi, subs, top_k),
         re=re_from_supports(s_o, pairs_mean),
         re_a=re_from_supports(s_o, pair_supports(subs, terms)),
-        tlost=tlost(release, original),
-        tlost_at_least_k=tlost(release, original, at_least_k=True),
+        tlost=lost,
+        tlost_at_least_k=lost_at_least_k,
         reconstructions=reconstructions,
         seed=seed,
         top_k=top_k,

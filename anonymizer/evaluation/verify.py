@@ -84,7 +84,9 @@ from anonymizer.evaluation.exact import (
     check_component,
     prove_component,
 )
+from anonymizer.evaluation.verify_arrays import k_anonymous_chunks, km_anonymous_chunks
 from anonymizer.evaluation.verify_parse import RELEASE_FORMAT, ParsedCluster, ParsedRelease, parse_release
+from anonymizer.model.arrays import ReleaseArrays
 from anonymizer.model.conditions import (
     chunk_terms,
     k_anonymity_violations,
@@ -167,9 +169,10 @@ def _report_itemsets(out: list[str], where: str, bad: list[tuple[tuple[str, ...]
 
 
 def _check_cluster(out: list[str], c: ParsedCluster, k: int | None, m: int | None, unsound: set[str],
-                   flagged: set[str]) -> str | None:
+                   flagged: set[str], passed: list[bool] | None = None) -> str | None:
     """Check one cluster's chunks into ``out``; returns its Lemma 2 failure line, if any (reported
-    only when its component is not searched exactly, see :func:`verify`)."""
+    only when its component is not searched exactly, see :func:`verify`). ``passed``: per record
+    chunk, True when it is known to be k^m-anonymous (:mod:`anonymizer.evaluation.verify_arrays`)."""
     name = f"cluster {c.id}"
     term_chunk = set(c.term_chunk)
     seen: dict[str, int] = {}
@@ -185,7 +188,7 @@ def _check_cluster(out: list[str], c: ParsedCluster, k: int | None, m: int | Non
             if t in term_chunk:
                 out.append(f"{where}: term {t!r} is also in the term chunk")
                 unsound.add(c.id)
-        if k is not None and m is not None:
+        if k is not None and m is not None and not (passed and passed[j]):
             _report_itemsets(out, where, km_violations(chunk, k, m), k)
     if len(out) > before:
         flagged.add(c.id)
@@ -201,8 +204,9 @@ def _check_cluster(out: list[str], c: ParsedCluster, k: int | None, m: int | Non
             "and the term chunk is empty")
 
 
-def _check_joints(out: list[str], p: ParsedRelease) -> int:
-    """Property 1 and the structure of every joint cluster; returns the shared chunks checked."""
+def _check_joints(out: list[str], p: ParsedRelease, passed: tuple[list[bool], list[bool]] | None = None) -> int:
+    """Property 1 and the structure of every joint cluster; returns the shared chunks checked.
+    ``passed``: per shared chunk (release order), whether it is known k^m-anonymous, and k-anonymous."""
     k, m = p.k, p.m
     # Per node, memoised bottom-up: record-chunk terms of its leaves (T^r without shared terms),
     # and shared-chunk terms of it and its descendants.
@@ -229,10 +233,12 @@ def _check_joints(out: list[str], p: ParsedRelease) -> int:
                     owner[t] = j
             if k is None or m is None:
                 continue
-            _report_itemsets(out, where, km_violations(chunk, k, m), k)
+            known_km, known_k = (passed[0][chunks - 1], passed[1][chunks - 1]) if passed else (False, False)
+            if not known_km:
+                _report_itemsets(out, where, km_violations(chunk, k, m), k)
             overlap = terms & t_r
             if overlap:
-                bad = k_anonymity_violations(chunk, k)
+                bad = [] if known_k else k_anonymity_violations(chunk, k)
                 if bad:
                     out.append(
                         f"{where}: Property 1 fails: it holds term(s) of T^r {_fmt(sorted(overlap)[:5])} "
@@ -292,7 +298,7 @@ def _exact(out: list[str], unproven: list[str], p: ParsedRelease, exact: bool,
         elif comp.root in failing:
             continue  # a violation fails it already: nothing to decide
         if result is None:
-            why = prove_component(comp, k, m)
+            why = prove_component(comp, k, m, chunks_anonymous=True)  # failing components are skipped above
             if why is None:
                 proven[comp.root] = comp
                 continue
@@ -388,19 +394,38 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
     obj = _plain(release) if trusted else release.to_dict() if hasattr(release, "to_dict") else release
     out: list[str] = []
     parsed = parse_release(obj, source, out, trusted)
+    known = _known_chunks(release.arrays, parsed.k, parsed.m) if trusted else None
     lemma2 = {}
+    at = 0
     for c in parsed.clusters:
-        line = _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound, parsed.flagged)
+        n = len(c.record_chunks)
+        line = _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound, parsed.flagged,
+                              known[0][at:at + n] if known else None)
+        at += n
         if line:
             lemma2[c.id] = line
             parsed.flagged.add(c.id)
-    chunks = sum(len(c.record_chunks) for c in parsed.clusters) + _check_joints(out, parsed)
+    chunks = sum(len(c.record_chunks) for c in parsed.clusters) + _check_joints(out, parsed, known and known[1:])
     unproven: list[str] = []
     decided, n_exact, n_proven, n_unproven = _exact(out, unproven, parsed, exact, exact_max_records)
     out.extend(line for cid, line in lemma2.items() if cid not in decided)
     return VerifyReport(ok=not out and not unproven, violations=out, unproven=unproven,
                         clusters_checked=len(parsed.clusters), chunks_checked=chunks, components_exact=n_exact,
                         components_proven=n_proven, components_unproven=n_unproven, k=parsed.k, m=parsed.m)
+
+
+def _known_chunks(a: ReleaseArrays, k: int | None, m: int | None) -> tuple[list[bool], list[bool], list[bool]] | None:
+    """Record chunks known k^m-anonymous, shared chunks known k^m-anonymous and known k-anonymous
+    (:mod:`anonymizer.evaluation.verify_arrays`), or None when that is not counted at once."""
+    if k is None or m is None:
+        return None
+    n_terms = len(a.terms)
+    record = km_anonymous_chunks(a.sub_off, a.term_off, a.sub_terms, n_terms, k, m)
+    shared = km_anonymous_chunks(a.shared_sub_off, a.shared_term_off, a.shared_terms, n_terms, k, m)
+    if record is None or shared is None:
+        return None
+    return (record.tolist(), shared.tolist(),
+            k_anonymous_chunks(a.shared_sub_off, a.shared_term_off, a.shared_terms, k).tolist())
 
 
 def _plain(release: Any) -> dict[str, Any]:

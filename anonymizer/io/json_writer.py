@@ -77,6 +77,10 @@ def renumbered(release: Release, truth: Truth | None, first_cluster: int, first_
     """``release``'s clusters as ``P{first_cluster + 1}..`` and joint clusters as ``J{first_joint + 1}..``
     (children follow), and the truth's pieces under the same names.
 
+    A child that is not one of the part's own clusters keeps its name (the joint clusters REFINE makes
+    across the parts of a split run, :mod:`anonymizer.disassociation.split_refine`, name children of
+    earlier parts as the merged release names them).
+
     Copies only the small objects around the chunks: sub-records and record-id lists are shared.
     The truth's record ids are kept as they are: a part's truth already names the records by their
     positions in the whole dataset (:func:`anonymizer.disassociation.parts.disassociate_part`).
@@ -87,7 +91,7 @@ def renumbered(release: Release, truth: Truth | None, first_cluster: int, first_
     for j, jc in enumerate(release.joint_clusters):
         names[jc.id] = f"J{first_joint + j + 1}"
     clusters = [Cluster(names[c.id], c.size, c.record_chunks, c.term_chunk) for c in release.clusters]
-    joints = [JointCluster(names[j.id], [names[ch] for ch in j.children], j.shared_chunks)
+    joints = [JointCluster(names[j.id], [names.get(ch, ch) for ch in j.children], j.shared_chunks)
               for j in release.joint_clusters]
     if truth is None:
         return clusters, joints, [], []
@@ -217,7 +221,8 @@ class ReleaseWriter:
         """Append one part (a release and its truth, or a part :func:`encode_part` already encoded, e.g.
         on a Dask worker): its clusters and joint clusters renumbered to follow the parts before it.
 
-        ``renumber=False`` writes the ids as they are (a whole release written in one go).
+        ``renumber=False`` writes the ids as they are (a whole release written in one go). A child that
+        is not one of the part's own clusters is written as named (as in :func:`renumbered`).
         """
         if self._stack is None:
             raise RuntimeError("ReleaseWriter.add outside its with block")
@@ -236,7 +241,8 @@ class ReleaseWriter:
                                                                               strict=True)], self.n_clusters)
         self._bar.update(len(part.clusters))
         self._writeitems(self._joints, [
-            names[jid] + b',"children":[' + b",".join(names[ch] for ch in children) + b"]" + tail
+            names[jid] + b',"children":[' + b",".join(names[ch] if ch in names else dumps(ch) for ch in children)
+            + b"]" + tail
             for jid, children, tail in zip(part.joint_ids, part.joint_children, part.joints, strict=True)],
             self.n_joints)
         if self._truth is not None and self._joint_truths is not None:

@@ -23,11 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _text_sources() -> list[dict[str, Any]] | None:
-    """The text sources (:func:`corpora.text.api.list_text_sources`), or ``None`` without the text stack."""
+    """The text sources (:func:`corpora.text.sources.list_text_sources`), or ``None`` without the text stack."""
     try:  # imported here: the text stack (NLTK, scikit-learn, simplemma) is optional for this command
-        from corpora.text.api import list_text_sources
+        from corpora.text.sources import list_text_sources
     except ModuleNotFoundError as exc:
-        if exc.name in ("corpora.text.api", "corpora"):
+        if exc.name in ("corpora.text.sources", "corpora"):
             return None
         raise
     rows = []

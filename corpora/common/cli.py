@@ -25,7 +25,6 @@ import importlib
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from types import ModuleType
 
 from corpora.common.errors import ArgumentParser, run_cli
@@ -35,6 +34,8 @@ DISTRIBUTION = "disassociation-workbench"
 
 def version() -> str:
     """The installed version of the workbench (``0+unknown`` when run from a bare checkout)."""
+    from importlib import metadata  # read only when asked: importing it costs every command's start
+
     try:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
@@ -59,8 +60,17 @@ class Tool:
         return importlib.import_module(self.commands[name][0])
 
 
+class _VersionAction(argparse._VersionAction):
+    """argparse's ``version`` action, the version read only when ``--version`` is given."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        self.version = f"%(prog)s {version()}"
+        super().__call__(parser, namespace, values, option_string)
+
+
 def add_version(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=_VersionAction)
 
 
 def command_parser(tool: Tool, name: str, module: ModuleType) -> ArgumentParser:

@@ -15,7 +15,8 @@ say nothing about the draws of another: ``"publish"`` (the sub-record shuffle of
 disassociation, :mod:`anonymizer.disassociation.safe`; spawn key ``(1,)``). A run split into parts
 (:mod:`anonymizer.disassociation.parts`) gives part ``i`` its own seed, :func:`part_seed`, drawn from spawn key
 ``(2, i)``: the parts' draws are independent of one another and of the unsplit run's, and the
-owner's one seed still replays them all.
+owner's one seed still replays them all. The joint clusters REFINE makes across the parts
+(:mod:`anonymizer.disassociation.split_refine`) are shuffled by the ``"pool"`` stream (spawn key ``(3,)``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ __all__ = ["SEED_BITS", "STREAMS", "new_seed", "check_seed", "resolve_seed", "ge
 SEED_BITS = 128
 """Seeds are integers in ``0 .. 2**SEED_BITS - 1``; :func:`new_seed` draws all of the bits."""
 
-STREAMS: dict[str, tuple[int, ...]] = {"publish": (), "safe": (1,)}
+STREAMS: dict[str, tuple[int, ...]] = {"publish": (), "safe": (1,), "pool": (3,)}
 """Purpose -> ``SeedSequence`` spawn key of its generator."""
 
 

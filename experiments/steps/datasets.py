@@ -14,6 +14,7 @@ figures must know. A dataset that is not a text build gives no such row.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import os
@@ -26,7 +27,7 @@ from corpora.text.composition import composition, record_sources
 from corpora.text.parameters import POOL_SOURCES
 from experiments.steps.base import MetricInfo, Row, row
 
-__all__ = ["DATASET_METRICS", "dataset_rows", "load_named", "load_run_dataset", "source_share_metric"]
+__all__ = ["DATASET_METRICS", "dataset_rows", "load_named", "load_run_dataset", "loaded_names", "source_share_metric"]
 
 
 def source_share_metric(source: str) -> str:
@@ -49,15 +50,32 @@ def dataset_rows(ds: TransactionDataset) -> list[Row]:
     return [row(source_share_metric(name), n / len(ds)) for name, n in counts.items() if name in POOL_SOURCES]
 
 
-@functools.lru_cache(maxsize=8)
+_NAMED: collections.OrderedDict[tuple[str, str], TransactionDataset] = collections.OrderedDict()
+_NAMED_KEPT = 16
+"""Datasets kept per process (least recently used dropped first): a paper sweep names at most 12, so runs started
+longest first, which mixes the datasets, load each one once per worker."""
+
+
 def load_named(name: str, base_dir: str) -> TransactionDataset:
     """A dataset of the registry, or a file (relative to the sweep file's folder when it exists there)."""
+    key = (name, base_dir)
+    if key in _NAMED:
+        _NAMED.move_to_end(key)
+        return _NAMED[key]
     from corpora.registry import load_dataset
 
     candidate = os.path.join(base_dir, name)
     if not os.path.isabs(name) and os.path.exists(candidate) and not os.path.exists(name):
         name = candidate
-    return load_dataset(name)
+    ds = _NAMED[key] = load_dataset(name)
+    while len(_NAMED) > _NAMED_KEPT:
+        _NAMED.popitem(last=False)
+    return ds
+
+
+def loaded_names() -> frozenset[tuple[str, str]]:
+    """The (name, base_dir) of the datasets :func:`load_named` holds in this process now."""
+    return frozenset(_NAMED)
 
 
 @functools.lru_cache(maxsize=16)

@@ -28,7 +28,7 @@ from corpora.dataset import TransactionDataset
 from experiments.steps.base import MetricInfo, Published, Row, row
 
 __all__ = ["ANONYMIZER_METRICS", "DISASSOCIATION", "RELEASE_ID", "SAFE_METRICS", "UTILITY_METRICS", "Disassociation",
-           "release_fingerprint"]
+           "release_fingerprint", "release_key"]
 
 ANONYMIZER_METRICS = (
     MetricInfo("anonymize_seconds", "anonymizer", "disassociation time", unit="s"),
@@ -78,6 +78,45 @@ SAFE_METRICS = (
 )
 
 _RE_BY_RANK = {"re_r1", "re_r2", "re_r5", "re_r10"}  # Terrovitis2012 Figure 7d
+
+_LAST_RELEASE: dict[str, tuple[Any, Any, float]] = {}
+"""The last disassociation this process computed, by :func:`release_key`: the runs that share it (the plain
+and the safe run of a grid point, or runs differing only in metrics, attacks or utility settings) are run one
+after the other in one worker (:mod:`experiments.sweep.runner`), and only the first computes it."""
+
+
+def _plain_params(config: Mapping[str, Any]) -> DisassociationParams:
+    """The run's parameters, checked once; safe disassociation runs as its own step on the plain release."""
+    return dataclasses.replace(DisassociationParams.from_mapping(config), safe=False)
+
+
+def release_key(config: Mapping[str, Any]) -> str | None:
+    """What the disassociation of a run depends on: the dataset build, the parameters apart from ``safe``, the seed.
+
+    None for another anonymizer. Two runs with one key get the same release and truth from
+    :func:`anonymizer.disassociation.pipeline.disassociate` (it draws from its own generator of the seed).
+    """
+    if config.get("anonymizer", "disassociation") != "disassociation":
+        return None
+    dataset = {k: v for k, v in config["dataset"].items() if k != "label"}
+    params = dataclasses.asdict(_plain_params(config))
+    blob = json.dumps({"dataset": dataset, "params": params, "seed": int(config["seed"]),
+                       "base_dir": str(config.get("base_dir", "."))}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def _disassociate_once(config: Mapping[str, Any], ds: TransactionDataset, seed: int) -> tuple[Any, Any, float]:
+    """The run's plain release, its truth and the seconds disassociation took (the first time, when shared)."""
+    key = release_key(config)
+    if key is not None and key in _LAST_RELEASE:
+        return _LAST_RELEASE[key]
+    _LAST_RELEASE.clear()  # one release held at a time
+    t0 = time.perf_counter()
+    release, truth = disassociate(ds, params=_plain_params(config), seed=seed)
+    computed = (release, truth, time.perf_counter() - t0)
+    if key is not None:
+        _LAST_RELEASE[key] = computed
+    return computed
 
 
 def _chunk_structure_rows(release: Any, method: str) -> list[Row]:
@@ -201,6 +240,7 @@ class Disassociation:
     name = "disassociation"
     metrics = ANONYMIZER_METRICS + (RELEASE_ID,) + UTILITY_METRICS + SAFE_METRICS
     grid_params = ("k", "m", "max_cluster_size", "horpart", "verpart", "refine", "safe", "fanout")
+    release_key = staticmethod(release_key)
 
     def run(self, config: Mapping[str, Any], ds: TransactionDataset) -> tuple[list[Row], Published]:
         wanted = set(config["metrics"])
@@ -209,11 +249,8 @@ class Disassociation:
         method = "safe disassociation" if safe else "disassociation"
         rows: list[Row] = []
 
-        t0 = time.perf_counter()
-        # the run's parameters, checked once; safe disassociation runs as its own step below
-        params = dataclasses.replace(DisassociationParams.from_mapping(config), safe=False)
-        release, truth = disassociate(ds, params=params, seed=seed)
-        rows += _anonymizer_rows(ds, release, time.perf_counter() - t0, method)
+        release, truth, took = _disassociate_once(config, ds, seed)
+        rows += _anonymizer_rows(ds, release, took, method)
 
         published, published_truth = release, truth
         if safe:

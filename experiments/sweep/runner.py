@@ -19,32 +19,31 @@ kept in the table) and the sweep goes on.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import csv
 import io
 import json
-import math
 import os
-import platform
 import sys
 import time
-import traceback
 import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from corpora.common.errors import InputError, memory_message
+from corpora.common.errors import InputError
 from corpora.common.files import atomic_open, write_json_atomic, write_text_atomic
 from corpora.registry import describe_stand_ins
 from experiments.report.plots import write_figures_and_report
 from experiments.sweep import task as default_task
+from experiments.sweep.execute import RUN_FORMAT, Task, execute_run, run_dask, run_processes, run_serial, versions
 from experiments.sweep.grid import RUN_PARAMS, Run, expand_runs, filter_runs
-from experiments.sweep.guard import die_with_parent, results_lock
+from experiments.sweep.guard import results_lock
+from experiments.sweep.schedule import Estimator, Running, batches, progress_postfix
 from experiments.sweep.spec import DatasetSpec, SweepSpec
 from experiments.sweep.table import read_results
 
@@ -61,81 +60,12 @@ __all__ = [
     "write_results_csv",
 ]
 
-RUN_FORMAT = "experiments-run/1"
 CSV_COLUMNS = ("run", *RUN_PARAMS, "attack", "method", "chunks", "rank", "metric", "value", "seconds", "status",
                "error", "versions")
 """Columns of ``results.csv``."""
 
-Task = Callable[[Mapping[str, Any]], list[dict[str, Any]]]
-_ROW_KEYS = {"metric", "value", "attack", "method", "chunks", "rank", "seconds"}
 _CSV_EVERY = 5.0
-
-
-def versions() -> str:
-    """Versions recorded with every row: the workbench, Python and the main numeric libraries."""
-    from importlib import metadata
-
-    parts = []
-    for dist, short in (("disassociation-workbench", "workbench"), ("numpy", "numpy"), ("scipy", "scipy"),
-                        ("gensim", "gensim")):
-        try:
-            parts.append(f"{short}={metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            continue
-    parts.insert(1, f"python={platform.python_version()}")
-    return ";".join(parts)
-
-
-def _check_rows(rows: Any) -> list[dict[str, Any]]:
-    if not isinstance(rows, list):
-        raise TypeError(f"a task must return a list of metric rows, got {type(rows).__name__}")
-    out = []
-    for row in rows:
-        if not isinstance(row, Mapping) or "metric" not in row or "value" not in row:
-            raise TypeError(f"a metric row needs 'metric' and 'value': {row!r}")
-        extra = set(row) - _ROW_KEYS
-        if extra:
-            raise TypeError(f"unknown keys in a metric row: {sorted(extra)}")
-        value = row["value"]
-        value = float(value) if value is not None else math.nan
-        out.append({
-            "attack": str(row.get("attack", "") or ""),
-            "method": str(row.get("method", "") or ""),
-            "chunks": str(row.get("chunks", "") or ""),
-            "rank": int(row["rank"]) if row.get("rank") is not None else None,
-            "metric": str(row["metric"]),
-            "value": value if math.isfinite(value) else None,
-            "seconds": float(row["seconds"]) if row.get("seconds") is not None else None,
-        })
-    return out
-
-
-def execute_run(task: Task, key: str, config: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one task and return its record (never raises for a task's failure: the error is kept)."""
-    start = time.perf_counter()
-    try:
-        rows = _check_rows(task(config))
-        status, error, trace = "ok", None, None
-    except Exception as exc:  # a failed run is recorded and the sweep goes on
-        rows = []
-        status = "error"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        error = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
-        if isinstance(exc, MemoryError):
-            error = f"MemoryError: {memory_message(exc)}"
-        trace = traceback.format_exc(limit=8)
-    return {
-        "format": RUN_FORMAT,
-        "key": key,
-        "config": dict(config),
-        "status": status,
-        "rows": rows,
-        "error": error,
-        "traceback": trace,
-        "seconds": round(time.perf_counter() - start, 6),
-        "versions": versions(),
-        "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
-    }
+_BAR_FORMAT = "{desc}: {n_fmt}/{total_fmt} runs done{postfix} |{bar}|"  # tqdm puts ", " before the postfix
 
 
 def load_run_record(path: Path) -> dict[str, Any] | None:
@@ -207,15 +137,50 @@ class SweepResult:
 
 
 class _Progress:
-    """Saves each finished run and refreshes the CSV every few seconds."""
+    """Saves each finished run, refreshes the CSV every few seconds and draws the progress bar.
+
+    The bar shows the runs done of the total, how many run now and the time left
+    (:class:`experiments.sweep.schedule.Estimator`: from the cached seconds of equal runs, else the
+    runs done); ``waiting`` holds the runs not started yet, in the order they will start.
+    """
 
     def __init__(self, runs_dir: Path, csv_path: Path, runs: Sequence[Run], records: dict[str, dict[str, Any]],
-                 bar: tqdm) -> None:
+                 bar: tqdm, estimator: Estimator | None = None, workers: int = 1) -> None:
         self.runs_dir, self.csv_path, self.runs, self.records, self.bar = runs_dir, csv_path, runs, records, bar
+        self.estimator = estimator if estimator is not None else Estimator()
+        self.workers = workers
         self.last_csv = time.monotonic()
         self.executed = 0
         self.failed = 0
         self.errors: list[str] = []
+        self.waiting: collections.deque[tuple[Run, ...]] = collections.deque()
+        self.running: dict[str, Running] = {}  # by the batch's first run key
+        self._batch_of: dict[str, str] = {}
+
+    @property
+    def running_runs(self) -> int:
+        """The runs being computed now: one per running batch (a batch runs its runs one after the other)."""
+        return len(self.running)
+
+    def next_batch(self) -> tuple[Run, ...]:
+        """The next waiting batch, marked as running."""
+        batch = self.waiting.popleft()
+        self.running[batch[0].key] = Running(list(batch), time.monotonic())
+        self._batch_of.update((run.key, batch[0].key) for run in batch)
+        self.refresh()
+        return batch
+
+    def _finished(self, key: str) -> Run | None:
+        """Take a finished run out of its running batch (the batch's clock restarts for its next run)."""
+        batch = self.running.get(self._batch_of.pop(key, ""))
+        if batch is None:
+            return None
+        run = next(r for r in batch.runs if r.key == key)
+        batch.runs.remove(run)
+        batch.since = time.monotonic()
+        if not batch.runs:
+            del self.running[next(k for k, v in self.running.items() if v is batch)]
+        return run
 
     def done(self, record: dict[str, Any]) -> None:
         write_json_atomic(self.runs_dir / f"{record['key']}.json", record, indent=1)
@@ -224,80 +189,31 @@ class _Progress:
         if record["status"] == "error":
             self.failed += 1
             self.errors.append(f"run {record['key']}: {record['error']}")
+        run = self._finished(record["key"])
+        if run is not None and record["status"] == "ok":
+            self.estimator.finish(run, float(record["seconds"]))
         self.bar.update(1)
+        self.refresh()
         if time.monotonic() - self.last_csv > _CSV_EVERY:
             self.flush()
 
     def lost(self, run: Run, exc: BaseException) -> None:
         """A run whose worker died: reported, not cached (it runs again next time)."""
         self.errors.append(f"run {run.key}: worker failed ({type(exc).__name__}: {exc}); it will run again")
+        self._finished(run.key)
         self.bar.update(1)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw the bar's running count and time left (a no-op when the bar is off)."""
+        if self.bar.disable:
+            return
+        left = self.estimator.left(self.waiting, self.running.values(), self.workers)
+        self.bar.set_postfix_str(progress_postfix(self.running_runs, left))
 
     def flush(self) -> None:
         write_results_csv(self.csv_path, self.runs, self.records)
         self.last_csv = time.monotonic()
-
-
-def _run_serial(task: Task, pending: Sequence[Run], progress: _Progress) -> None:
-    for run in pending:
-        progress.done(execute_run(task, run.key, run.config))
-
-
-def _run_processes(task: Task, pending: Sequence[Run], progress: _Progress, jobs: int) -> None:
-    by_future = {}
-    with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-        try:
-            for run in pending:
-                by_future[pool.submit(execute_run, task, run.key, run.config)] = run
-            remaining = set(by_future)
-            while remaining:
-                finished, remaining = wait(remaining, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    exc = fut.exception()
-                    if exc is None:
-                        progress.done(fut.result())
-                    else:
-                        progress.lost(by_future[fut], exc)
-        except BaseException:
-            # interrupted: drop the queued runs and stop the busy workers now (their runs are not
-            # cached, so they run again on resume) instead of waiting for them to finish
-            pool.shutdown(wait=False, cancel_futures=True)
-            for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                proc.terminate()
-            raise
-
-
-def _run_dask(task: Task, pending: Sequence[Run], progress: _Progress, scheduler: str | None, jobs: int) -> None:
-    from distributed import Client, LocalCluster, as_completed
-
-    cluster = None
-    if scheduler:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise InputError(f"dask scheduler {scheduler}: cannot connect ({str(exc)[:120]})") from None
-    else:
-        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
-    try:
-        futures = {}
-        for run in pending:
-            fut = client.submit(execute_run, task, run.key, dict(run.config), key=f"run-{run.key}", pure=False)
-            futures[fut.key] = (fut, run)
-        try:
-            for fut in as_completed([f for f, _ in futures.values()]):
-                run = futures[fut.key][1]
-                if fut.status == "finished":
-                    progress.done(fut.result())
-                else:
-                    progress.lost(run, fut.exception() or RuntimeError(fut.status))
-        except BaseException:
-            client.cancel([f for f, _ in futures.values()])
-            raise
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def _default_resolver(base_dir: str) -> Callable[[DatasetSpec], str]:
@@ -393,16 +309,22 @@ def _execute(spec: SweepSpec, task: Task, runs: Sequence[Run], selected: Sequenc
     except OSError as exc:
         raise InputError(f"{runs_dir}: cannot be created ({exc.strerror or type(exc).__name__})") from None
     csv_path = directory / "results.csv"
-    bar = tqdm(total=len(pending), desc=spec.name, unit="run", disable=None, file=sys.stderr)
-    progress = _Progress(runs_dir, csv_path, runs, records, bar)
+    sizer = default_task.run_size if task is default_task.run_task else None
+    estimator = Estimator.for_runs(pending, runs_dir, sizer)
+    workers = jobs if executor == "dask" or (jobs > 1 and len(pending) > 1) else 1
+    bar = tqdm(total=len(pending), desc=spec.name, unit="run", disable=None, file=sys.stderr, bar_format=_BAR_FORMAT)
+    progress = _Progress(runs_dir, csv_path, runs, records, bar, estimator, workers)
+    share = default_task.share_key if task is default_task.run_task else None
+    progress.waiting.extend(estimator.order(batches(pending, share)))  # the longest first
+    progress.refresh()
     try:
         if pending:
             if executor == "dask":
-                _run_dask(task, pending, progress, scheduler, jobs)
+                run_dask(task, progress, scheduler, jobs)
             elif jobs > 1 and len(pending) > 1:
-                _run_processes(task, pending, progress, jobs)
+                run_processes(task, progress, jobs)
             else:
-                _run_serial(task, pending, progress)
+                run_serial(task, progress)
     except BaseException:
         bar.close()
         if progress.executed:  # interrupted after some runs: their table is written, the sweep resumes
