@@ -24,18 +24,18 @@ from anonymizer.disassociation.verpart import PartitionTable
 from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
 from corpora.common.seeds import generator
 
-__all__ = ["build_release"]
+__all__ = ["build_release", "shuffled_order", "term_hashes"]
 
 _HASH_SEED = 0x5EED_D15A
 """Seed of the fixed table of 64-bit term hashes that gives sub-records their content order."""
 
 
-def _term_hashes(n_terms: int) -> np.ndarray:
+def term_hashes(n_terms: int) -> np.ndarray:
     rng = np.random.Generator(np.random.PCG64(_HASH_SEED))
     return rng.integers(0, np.iinfo(np.uint64).max, size=max(n_terms, 1), dtype=np.uint64, endpoint=True)
 
 
-def _shuffled_order(groups: np.ndarray, hashes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def shuffled_order(groups: np.ndarray, hashes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Order of items: by group (ascending), and within a group a seeded shuffle of the content order.
 
     The content order sorts by the sub-record hash; only identical sub-records (equal hashes) keep
@@ -76,7 +76,7 @@ def build_release(
     ids = np.empty(n_positions, dtype=object)
     ids[:] = list(range(n_positions)) if record_ids is None else record_ids[:n_positions].tolist()
     rng = generator(seed, "publish")
-    hashes = _term_hashes(len(table.vocabulary))
+    hashes = term_hashes(len(table.vocabulary))
     n_cl = len(table.clusters)
     subs, sub_recs, g_bounds, chunk_offset = _record_chunks(table, hashes, rng, ids)
     tc_bounds, tc_terms, tc_lists = _term_chunks(table, plans, ids)
@@ -157,7 +157,7 @@ def _record_chunks(table: PartitionTable, hashes: np.ndarray, rng: np.random.Gen
     s_gid = e_gid[s_start]
     s_rec = e_rec[s_start]
     s_hash = np.add.reduceat(hashes[e_term], s_start) if len(s_start) else np.zeros(0, dtype=np.uint64)
-    final = _shuffled_order(s_gid, s_hash, rng)
+    final = shuffled_order(s_gid, s_hash, rng)
     term_strings = voc[e_term].tolist() if len(e_term) else []
     subs = list(map(tuple, map(term_strings.__getitem__, map(slice, s_start[final].tolist(), s_end[final].tolist()))))
     sub_recs = ids[s_rec[final]].tolist()
@@ -239,7 +239,7 @@ def _shared_chunks(plans: Sequence, vocabulary: Sequence[str], hashes: np.ndarra
     sub_first = np.cumsum(sub_len) - sub_len
     shared_hash = (np.add.reduceat(hashes[flat_terms], sub_first) if len(flat_subs)
                    else np.zeros(0, dtype=np.uint64))
-    shared_order_arr = _shuffled_order(listed_group, shared_hash, rng)
+    shared_order_arr = shuffled_order(listed_group, shared_hash, rng)
     ordered_recs = ids[flat_rec_ids[shared_order_arr]].tolist()
     ordered_subs = list(map(flat_subs.__getitem__, shared_order_arr.tolist()))
     return ordered_subs, ordered_recs, np.cumsum([0, *chunk_sizes]).tolist()

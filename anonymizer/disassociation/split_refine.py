@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonymizer.disassociation.publish import _shuffled_order, _term_hashes
+from anonymizer.disassociation.publish import shuffled_order, term_hashes
 from anonymizer.disassociation.refine_join import refining_criterion
 from anonymizer.disassociation.refine_leaves import int_array
 from anonymizer.disassociation.shared_chunks import group_refining_terms
@@ -448,8 +448,8 @@ def _publish(st: _Pool, pool: list[str], n_tops: int, seed: int) -> tuple[list[J
     order: list[int] = []
     if subs:
         size = np.asarray(lengths, dtype=np.int64)
-        hashes = np.add.reduceat(_term_hashes(len(pool))[np.asarray(flat, dtype=np.int64)], np.cumsum(size) - size)
-        order = _shuffled_order(np.asarray(groups, dtype=np.int64), hashes, generator(seed, "pool")).tolist()
+        hashes = np.add.reduceat(term_hashes(len(pool))[np.asarray(flat, dtype=np.int64)], np.cumsum(size) - size)
+        order = shuffled_order(np.asarray(groups, dtype=np.int64), hashes, generator(seed, "pool")).tolist()
     bounds = np.searchsorted(np.asarray(groups, dtype=np.int64)[order], np.arange(n_chunks + 1)).tolist()
 
     def name(node: int) -> str:
