@@ -138,7 +138,7 @@ def test_memory_error_is_one_line(tmp_path, capsys, monkeypatch) -> None:
     line = _one_line(capsys.readouterr().err)
     assert line.startswith("error: out of memory (Unable to allocate") and "smaller input" in line
     assert not (tmp_path / "r").exists()
-    from experiments.sweep.runner import execute_run
+    from experiments.sweep.execute import execute_run
 
     record = execute_run(lambda config: greedy(None), "key", {})
     assert record["status"] == "error" and record["error"].startswith("MemoryError: out of memory (Unable")

@@ -17,8 +17,9 @@ import yaml
 
 from corpora.common.errors import InputError, run_cli
 from experiments.sweep import runner as runner_mod
+from experiments.sweep.execute import execute_run
 from experiments.sweep.grid import expand_runs, parse_only
-from experiments.sweep.runner import execute_run, read_results, run_sweep, write_results_csv
+from experiments.sweep.runner import read_results, run_sweep, write_results_csv
 from experiments.sweep.schema import load_sweep, parse_sweep
 
 SWEEP = {

@@ -40,7 +40,7 @@ from corpora.common.files import atomic_open, write_json_atomic, write_text_atom
 from corpora.registry import describe_stand_ins
 from experiments.report.plots import write_figures_and_report
 from experiments.sweep import task as default_task
-from experiments.sweep.execute import RUN_FORMAT, Task, execute_run, run_dask, run_processes, run_serial, versions
+from experiments.sweep.execute import RUN_FORMAT, Task, run_dask, run_processes, run_serial, versions
 from experiments.sweep.grid import RUN_PARAMS, Run, expand_runs, filter_runs
 from experiments.sweep.guard import results_lock
 from experiments.sweep.schedule import Estimator, Running, batches, progress_postfix
@@ -52,7 +52,6 @@ __all__ = [
     "RUN_FORMAT",
     "SweepResult",
     "Task",
-    "execute_run",
     "load_run_record",
     "read_results",
     "run_sweep",
