@@ -7,7 +7,7 @@ pair of clusters J_1, J_2 (simple or joint), in the paper's steps:
    terms "which commonly appear in the term chunks of two or more clusters") whose support over the
    projection of the pair's records is at least k (a one-term chunk with fewer than k sub-records is
    neither k^m- nor k-anonymous); the others stay in the term chunks.
-2. **Lemma 2 guard** (:func:`_keep_last_terms`): a leaf without any record chunk keeps its last
+2. **Lemma 2 guard** (:func:`keep_last_terms`): a leaf without any record chunk keeps its last
    term-chunk term (see :mod:`anonymizer.disassociation.lemma2_repair`), so the candidate it would
    lose with the smallest support is left out of this join.
 3. **Equation 1** (:func:`refining_criterion`): join iff ``(s(t_1)+...+s(t_n)) / |J_new| >=
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -204,20 +204,24 @@ def _candidates(st: RefineState, va: VirtualTermChunk,
     return groups_of, supports
 
 
-def _keep_last_terms(st: RefineState, groups_of: dict[int, list[int]], supports: dict[int, int]) -> Counter:
-    """Step 2: drop candidates so that no leaf without record chunks loses its whole term chunk.
+def keep_last_terms(group_leaf: Sequence[int], tc_left: Sequence[int], needs_terms: Callable[[int], bool],
+                    groups_of: dict[int, list[int]], supports: dict[int, int], *,
+                    leaf_order: Callable[[list[int]], list[int]] = list) -> Counter:
+    """Step 2: drop candidates so that no leaf that needs its term chunk (Lemma 2) loses all of it.
 
-    Changes ``groups_of`` and ``supports`` in place; returns, per leaf, how many of the remaining
-    candidates its term chunk holds (v_j of Equation 1).
+    ``group_leaf[g]`` is the leaf of sub-record group ``g``, ``tc_left[p]`` the terms left in leaf ``p``'s
+    term chunk and ``needs_terms(p)`` whether ``p`` must keep one; the leaves at risk are visited in
+    ``leaf_order`` of their first appearance, and each drops its least supported candidate. Changes
+    ``groups_of`` and ``supports`` in place; returns, per leaf, how many of the remaining candidates its term
+    chunk holds (v_j of Equation 1).
     """
-    gpart, tc_left, rc_ptr = st.leaves.group_part, st.tc_left, st.rc_ptr
-    per_leaf: Counter = Counter(gpart[g] for groups in groups_of.values() for g in groups)
-    for p in [p for p, n in per_leaf.items() if n >= tc_left[p] and rc_ptr[p] == rc_ptr[p + 1]]:
+    per_leaf: Counter = Counter(group_leaf[g] for groups in groups_of.values() for g in groups)
+    for p in leaf_order([p for p, n in per_leaf.items() if n >= tc_left[p] and needs_terms(p)]):
         if per_leaf[p] < tc_left[p]:
             continue
-        mine = [t for t, groups in groups_of.items() if any(gpart[g] == p for g in groups)]
+        mine = [t for t, groups in groups_of.items() if any(group_leaf[g] == p for g in groups)]
         drop = min(mine, key=lambda t: (supports[t], t))
-        per_leaf.subtract(gpart[g] for g in groups_of.pop(drop))
+        per_leaf.subtract(group_leaf[g] for g in groups_of.pop(drop))
         del supports[drop]
     return +per_leaf
 
@@ -294,7 +298,9 @@ def try_join(st: RefineState, a: int, b: int) -> bool:
     groups_of, supports = _candidates(st, va, vb)
     if not supports:  # no candidate: nothing below can change that (most tried pairs end here)
         return False
-    per_leaf = _keep_last_terms(st, groups_of, supports)
+    rc_ptr = st.rc_ptr
+    per_leaf = keep_last_terms(st.leaves.group_part, st.tc_left, lambda p: rc_ptr[p] == rc_ptr[p + 1],
+                               groups_of, supports)
     if not supports:
         return False
     sizes = st.leaves.sizes

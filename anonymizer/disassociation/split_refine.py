@@ -57,14 +57,13 @@ executors give the same bytes.
 from __future__ import annotations
 
 from array import array
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from anonymizer.disassociation.publish import shuffled_order, term_hashes
-from anonymizer.disassociation.refine_join import refining_criterion
+from anonymizer.disassociation.refine_join import keep_last_terms, refining_criterion
 from anonymizer.disassociation.refine_leaves import int_array
 from anonymizer.disassociation.shared_chunks import group_refining_terms
 from anonymizer.model.conditions import lemma2_holds
@@ -338,20 +337,6 @@ def _candidates(st: _Pool, va: dict[int, list[int]], sa: dict[int, int], vb: dic
     return groups_of, supports
 
 
-def _keep_last_terms(st: _Pool, groups_of: dict[int, list[int]], supports: dict[int, int]) -> Counter:
-    """Step 2: a leaf that needs its term chunk for Lemma 2 keeps one term (module doc); returns v_j per leaf."""
-    leaf = st.gleaf
-    per_leaf: Counter = Counter(leaf[g] for groups in groups_of.values() for g in groups)
-    for p in sorted(p for p, n in per_leaf.items() if n >= st.tc_left[p] and st.leaf_needs[p]):
-        if per_leaf[p] < st.tc_left[p]:
-            continue
-        mine = [t for t, groups in groups_of.items() if any(leaf[g] == p for g in groups)]
-        drop = min(mine, key=lambda t: (supports[t], t))
-        per_leaf.subtract(leaf[g] for g in groups_of.pop(drop))
-        del supports[drop]
-    return +per_leaf
-
-
 def _merge(st: _Pool, a: int, b: int, v: tuple[dict, dict, dict, dict], placed: dict[int, int]) -> None:
     """Step 5: the new node; the smaller structures are merged into the larger ones (a and b retire)."""
     va, sa, vb, sb = v
@@ -386,7 +371,9 @@ def _try_join(st: _Pool, a: int, b: int) -> bool:
     groups_of, supports = _candidates(st, va, sa, vb, sb)
     if not supports:
         return False
-    per_leaf = _keep_last_terms(st, groups_of, supports)
+    # step 2 of REFINE (module doc: a leaf that needs its term chunk for Lemma 2 keeps one term), leaves in id order
+    per_leaf = keep_last_terms(st.gleaf, st.tc_left, lambda p: bool(st.leaf_needs[p]), groups_of, supports,
+                               leaf_order=sorted)
     if not supports or not refining_criterion(list(supports.values()), st.size[a] + st.size[b],
                                               list(per_leaf.values()), [st.leaf_size[p] for p in per_leaf]):
         return False
