@@ -376,14 +376,7 @@ def to_states(a: ReleaseArrays, p: ArrayPlacement) -> tuple[list[ClusterState], 
         st = ClusterState(offset[c], size[c], tc[tc_off[c]:tc_off[c + 1]],
                           [subs[sub_off[j]:sub_off[j + 1]] for j in chunks])
         for j in chunks:
-            n = sub_off[j + 1] - sub_off[j]
-            perm = p.perms[j]
-            holder = np.where(perm < n, perm, -1)
-            place = np.empty(n, dtype=np.int64)
-            place[holder[holder >= 0]] = np.flatnonzero(holder >= 0)
-            st.holder.append(holder)
-            st.place.append(place)
-            st.n_record_pieces += n
+            st.place_record_chunk(p.perms[j], sub_off[j + 1] - sub_off[j])
         states.append(st)
     shared = SharedChunks()
     width = max(len(a.terms), 1)

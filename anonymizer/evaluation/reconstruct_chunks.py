@@ -43,6 +43,15 @@ class ClusterState:
     shared: dict[int, list[tuple[int, tuple[int, ...]]]] = field(default_factory=dict)  # pos -> [(chunk, terms)]
     n_record_pieces: int = 0  # non-empty record-chunk sub-records
 
+    def place_record_chunk(self, perm: np.ndarray, n: int) -> None:
+        """Match a chunk's ``n`` sub-records to records: sub-record ``perm[pos]`` (if ``< n``) goes to ``pos``."""
+        holder = np.where(perm < n, perm, -1)
+        place = np.empty(n, dtype=np.int64)
+        place[holder[holder >= 0]] = np.flatnonzero(holder >= 0)
+        self.holder.append(holder)
+        self.place.append(place)
+        self.n_record_pieces += n
+
     def pieces(self) -> np.ndarray:
         count = np.zeros(self.size, dtype=np.int64)
         for h in self.holder:
@@ -138,13 +147,7 @@ def _record_chunk_state(cluster: Cluster, offset: int, tid: dict[str, int], rng:
         n = len(chunk)
         if n > s:
             raise InputError(f"cluster {cluster.id} record chunk {j}: {n} sub-records exceed size {s}")
-        perm = rng.permutation(s)
-        holder = np.where(perm < n, perm, -1)
-        place = np.empty(n, dtype=np.int64)
-        place[holder[holder >= 0]] = np.flatnonzero(holder >= 0)
-        st.holder.append(holder)
-        st.place.append(place)
-        st.n_record_pieces += n
+        st.place_record_chunk(rng.permutation(s), n)
     return st
 
 
