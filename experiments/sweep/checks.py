@@ -7,7 +7,6 @@ step's ``parse_options`` receives (:class:`experiments.steps.base.OptionChecker`
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -15,6 +14,7 @@ from typing import Any
 
 from corpora.common.errors import InputError
 from corpora.common.messages import show
+from corpora.common.yamlfile import did_you_mean
 from experiments.sweep.limits import LIMITS
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -38,10 +38,7 @@ class Ctx:
 
 
 def _suggest(word: str, allowed: Sequence[str]) -> str:
-    if len(str(word)) > 40:  # no near miss of a short name; and difflib's cost grows with the length
-        return ""
-    close = difflib.get_close_matches(str(word), [str(a) for a in allowed], n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return did_you_mean(word, allowed)
 
 
 def _allowed(allowed: Sequence[Any]) -> str:

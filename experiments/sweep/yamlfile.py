@@ -1,105 +1,21 @@
-"""Reading a sweep file: safe YAML, bounded before any Python object is built."""
+"""Reading a sweep file: safe YAML, bounded before any Python object is built (:mod:`corpora.common.yamlfile`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from corpora.common.errors import InputError
-from corpora.common.files import read_text_bounded
-from corpora.common.messages import show
+from corpora.common.yamlfile import YamlBounds
+from corpora.common.yamlfile import read_yaml as _read_bounded
 from experiments.sweep.limits import LIMITS
 
-__all__ = ["read_yaml"]
+__all__ = ["read_yaml", "SWEEP_BOUNDS"]
 
-
-try:
-    from yaml.cyaml import CParser as _CParser
-except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    _CParser = None
-
-if _CParser is not None:
-
-    class _SafeBase(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor,  # type: ignore[misc]
-                    yaml.resolver.Resolver):
-        """libyaml's parser (fast) under PyYAML's Python composer, so :class:`_BoundedLoader` can
-        check every node as it is composed (``yaml.CSafeLoader`` composes in C, out of reach)."""
-
-        def __init__(self, stream: str) -> None:
-            _CParser.__init__(self, stream)
-            yaml.composer.Composer.__init__(self)
-            yaml.constructor.SafeConstructor.__init__(self)
-            yaml.resolver.Resolver.__init__(self)
-
-else:  # pragma: no cover - PyYAML built without libyaml
-    _SafeBase = yaml.SafeLoader  # type: ignore[misc,assignment]
-
-
-class _BoundedLoader(_SafeBase):
-    """A safe YAML loader that refuses aliases and bounds the node count, the depth and value lengths.
-
-    The checks run while the document is composed, before any Python object is built, so a
-    billion-laughs file (a few aliases of aliases) fails at its first ``*alias`` in microseconds.
-    Anchors alone (``&name``) are harmless and allowed.
-    """
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._nodes = 0
-        self._depth = 0
-
-    def _refuse(self, problem: str) -> yaml.composer.ComposerError:
-        return yaml.composer.ComposerError(None, None, problem, self.peek_event().start_mark)
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise self._refuse("aliases (*name) are not allowed in a sweep file; write the value out")
-        self._nodes += 1
-        if self._nodes > LIMITS.yaml_nodes:
-            raise self._refuse(f"more than {LIMITS.yaml_nodes:,} values in one sweep file")
-        event = self.peek_event()
-        if isinstance(event, yaml.ScalarEvent) and len(event.value) > LIMITS.scalar_chars:
-            raise self._refuse(f"a value of {len(event.value):,} characters; at most {LIMITS.scalar_chars:,}")
-        self._depth += 1
-        try:
-            if self._depth > LIMITS.yaml_depth:
-                raise self._refuse(f"lists and mappings nested more than {LIMITS.yaml_depth} deep")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        """A mapping whose keys are distinct: a repeated key is refused (YAML says keys are unique;
-        PyYAML would keep the last value silently, so a sweep would run other settings than it shows)."""
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = (key_node.tag, key_node.value) if isinstance(key_node, yaml.ScalarNode) else None
-            if key is None:
-                continue
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {_show_text(str(key_node.value))}", key_node.start_mark)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+SWEEP_BOUNDS = YamlBounds(file_bytes=LIMITS.file_bytes, nodes=LIMITS.yaml_nodes, depth=LIMITS.yaml_depth,
+                          scalar_chars=LIMITS.scalar_chars, what="sweep file")
+"""The sweep file's bounds (:data:`experiments.sweep.limits.LIMITS`)."""
 
 
 def read_yaml(p: Path) -> Any:
     """The YAML document of a sweep file, within :data:`LIMITS` (InputError otherwise)."""
-    text = read_text_bounded(p, LIMITS.file_bytes)  # a sweep file holds settings, not data
-    try:
-        return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        if "nesting depth" in problem:  # PyYAML >= 6.0.4 stops deep nesting in its scanner, before our bound
-            raise InputError(f"{p}: {where}lists and mappings nested more than {LIMITS.yaml_depth} deep") from None
-        raise InputError(f"{p}: {where}not valid YAML ({_show_text(problem)})") from None
-    except ValueError as exc:  # a constructor's refusal, e.g. an integer of more than 4,300 digits
-        raise InputError(f"{p}: a value cannot be read ({_show_text(str(exc))})") from None
-
-
-def _show_text(text: str) -> str:
-    return show(text.strip().splitlines()[0] if text.strip() else "", quote=False)
+    return _read_bounded(p, SWEEP_BOUNDS)
