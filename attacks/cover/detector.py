@@ -141,10 +141,13 @@ class CoverReport:
     breach_list: list[Breach] = field(default_factory=list)
     seconds: float = 0.0
     knowledge_seconds: float = 0.0
+    vulnerable_per_cluster: Any = field(default=None, repr=False)
+    """The vulnerable records of each cluster (a numpy array in the order of the release's simple clusters;
+    they sum to ``vulnerable_records``): the audit's paired interval resamples clusters. Not in :meth:`to_dict`."""
 
     def to_dict(self) -> dict[str, Any]:
         """Every count and the listings, as plain Python values (what ``--json`` prints)."""
-        out = _fields_dict(self, skip=("cover_problems", "breach_list"))
+        out = _fields_dict(self, skip=("cover_problems", "breach_list", "vulnerable_per_cluster"))
         out["cover_problems"] = [p.to_dict() for p in self.cover_problems]
         out["breach_list"] = [b.to_dict() for b in self.breach_list]
         return out
@@ -155,7 +158,7 @@ class CoverReport:
 
     def summary(self) -> dict[str, Any]:
         """The counts without the listings."""
-        return _fields_dict(self, skip=("cover_problems", "breach_list"))
+        return _fields_dict(self, skip=("cover_problems", "breach_list", "vulnerable_per_cluster"))
 
     def to_frame(self, what: str = "cover_problems") -> Any:
         """A pandas DataFrame, one row per cover problem (``what="cover_problems"``) or per breach
@@ -211,8 +214,9 @@ def detect(release: Release, itemsets: Iterable[Sequence[str]], *, flat: FlatRel
 
     ``every_cover_pair``: the knowledge holds every cover pair {x, y} (Barakat2016 section 6's strong
     attacker), so every cover relation is a breach and ``itemsets`` is not read. Returns a dict of
-    the :class:`CoverReport` fields that depend on the release and knowledge, and ``cover_pairs``
-    (the number of distinct cover pairs {x, y}).
+    the :class:`CoverReport` fields that depend on the release and knowledge, ``cover_pairs``
+    (the number of distinct cover pairs {x, y}) and ``vulnerable_per_cluster`` (the vulnerable records
+    of each cluster of ``flat.cluster_ids``, whose sum is ``vulnerable_records``).
     """
     flat = flatten(release) if flat is None else flat
     n_chunks = flat.n_chunks
@@ -242,7 +246,9 @@ def detect(release: Release, itemsets: Iterable[Sequence[str]], *, flat: FlatRel
     occ_flag = key_breached[flat.occ_key]
     sub_flag = np.bincount(flat.occ_sub[occ_flag], minlength=flat.sub_len.size) > 0
     chunk_vuln = np.bincount(flat.sub_chunk[sub_flag], minlength=n_chunks).astype(np.int64)
-    vulnerable_records = int(_segment_max(chunk_vuln, flat.chunk_cluster, n_clusters).sum()) if n_chunks else 0
+    per_cluster = (_segment_max(chunk_vuln, flat.chunk_cluster, n_clusters) if n_chunks
+                   else np.zeros(n_clusters, dtype=np.int64))
+    vulnerable_records = int(per_cluster.sum())
     # PEM in its three readings (module docstring).
     vulnerable = int(awad.vulnerable.sum())
     vulnerable_linkable = int(awad.vulnerable_linkable.sum())
@@ -268,6 +274,7 @@ def detect(release: Release, itemsets: Iterable[Sequence[str]], *, flat: FlatRel
         "cover_problems": problems,
         "breach_list": breach_list,
         "cover_pairs": int(np.unique(pair).size),
+        "vulnerable_per_cluster": per_cluster,
     }
 
 
@@ -348,11 +355,13 @@ def run_cover_attack(
                    every_cover_pair=knowledge.every_cover_pair)
     t2 = time.perf_counter()
     cover_pairs = found.pop("cover_pairs")
+    per_cluster = found.pop("vulnerable_per_cluster")
     return CoverReport(
         attacker=knowledge.attacker if knowledge.attacker != "custom" else attacker,
         knowledge_source=knowledge.source,
         knowledge_size=cover_pairs if knowledge.every_cover_pair else len(knowledge.itemsets),
         seconds=t2 - t1,
         knowledge_seconds=t1 - t0,
+        vulnerable_per_cluster=per_cluster,
         **found,
     )

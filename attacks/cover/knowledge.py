@@ -232,7 +232,8 @@ def cover_pair_itemsets(release: Release, flat: FlatRelease | None = None) -> li
 
 
 def _strong_from_records(records: dict[str, list[set[str]]], pairs: dict[str, dict[str, set[str]]], m: int,
-                         rng: np.random.Generator, global_pairs: bool) -> tuple[list[Itemset], int]:
+                         rng: np.random.Generator, global_pairs: bool, per_target: int = 1
+                         ) -> tuple[list[Itemset], int]:
     merged: dict[str, set[str]] = {}
     if global_pairs:
         for per in pairs.values():
@@ -247,21 +248,24 @@ def _strong_from_records(records: dict[str, list[set[str]]], pairs: dict[str, di
             if len(items) < m:
                 continue
             cands = sorted({(x, y) for x in items if x in rel for y in rel[x] if y in rec}) if m >= 2 else []
-            if cands:
-                x, y = cands[int(rng.integers(len(cands)))]
-                rest = [t for t in items if t != x and t != y]
-                extra = [rest[int(i)] for i in rng.choice(len(rest), size=m - 2, replace=False)] if m > 2 else []
-                out.append(tuple(sorted([x, y, *extra])))
-                well += 1
-            else:
-                picked = _m_subsets(items, m, rng)
-                if picked is not None:
-                    out.append(picked)
+            known: list[Itemset] = []
+            for _ in range(per_target):  # the same draws as one itemset a target when per_target is 1
+                if cands:
+                    x, y = cands[int(rng.integers(len(cands)))]
+                    rest = [t for t in items if t != x and t != y]
+                    extra = [rest[int(i)] for i in rng.choice(len(rest), size=m - 2, replace=False)] if m > 2 else []
+                    picked: Itemset | None = tuple(sorted([x, y, *extra]))
+                else:
+                    picked = _m_subsets(items, m, rng)
+                if picked is not None and picked not in known:
+                    known.append(picked)
+                    well += bool(cands)
+            out.extend(known)
     return out, well
 
 
 def _strong_from_release(release: Release, detail: dict[str, list[tuple[str, str, list[str]]]], m: int,
-                         rng: np.random.Generator) -> list[Itemset]:
+                         rng: np.random.Generator, per_target: int = 1) -> list[Itemset]:
     size = release.cluster_sizes()
     out: list[Itemset] = []
     for cid, rels in detail.items():
@@ -274,8 +278,8 @@ def _strong_from_release(release: Release, detail: dict[str, list[tuple[str, str
             if len(itemset) == m and itemset not in seen:
                 seen.add(itemset)
                 chosen.append(itemset)
-        if len(chosen) > size[cid]:
-            keep = sorted(rng.choice(len(chosen), size=size[cid], replace=False).tolist())
+        if len(chosen) > size[cid] * per_target:
+            keep = sorted(rng.choice(len(chosen), size=size[cid] * per_target, replace=False).tolist())
             chosen = [chosen[i] for i in keep]
         out.extend(chosen)
     return out
@@ -318,6 +322,7 @@ def make_knowledge(
     external_items: int = 10,
     vocabulary: Sequence[str] | None = None,
     flat: FlatRelease | None = None,
+    itemsets_per_target: int = 1,
 ) -> Knowledge:
     """Simulate the background knowledge of a Barakat2016 attacker (section 4 and 6), seeded.
 
@@ -326,13 +331,17 @@ def make_knowledge(
     ``strong`` attacker of section 6 knows every cover pair and needs none, but they are still checked
     against the release); ``vocabulary`` replaces the external word list of the weak attacker.
     ``flat`` is the release's :func:`~attacks.cover.problem.flatten` index when the caller has it (the
-    strong-per-record attacker reads it; pass the same one to the detector).
+    strong-per-record attacker reads it; pass the same one to the detector). ``itemsets_per_target``:
+    how many itemsets the strong-per-record and moderate attackers know of each target record (at
+    most that many distinct ones are drawn; 1, the papers' setting, draws exactly as before).
     """
     if attacker not in ATTACKERS:
         raise InputError(f"attacker must be one of {', '.join(ATTACKERS)}, got {attacker!r}")
     m = release.m if m is None else int(m)
     if m < 1:
         raise InputError(f"m must be at least 1, got {m}")
+    if itemsets_per_target < 1:
+        raise InputError(f"itemsets per target must be at least 1, got {itemsets_per_target}")
     # the inputs must belong to the release (anonymizer.evaluation.consistency); the records the truth
     # rebuilds are compared with the original's only where this attacker uses them
     uses_records = attacker in ("strong-per-record", "moderate")
@@ -355,21 +364,37 @@ def make_knowledge(
     if attacker == "strong-per-record":
         pairs, detail = _cover_pairs(release, flat)
         if records is None:
-            itemsets = _strong_from_release(release, detail, m, rng)
+            itemsets = _strong_from_release(release, detail, m, rng, itemsets_per_target)
             return Knowledge(itemsets, attacker, "release", {"well_picked": len(itemsets)})
-        itemsets, well = _strong_from_records(records, pairs, m, rng, global_pairs=source == "original")
+        itemsets, well = _strong_from_records(records, pairs, m, rng, global_pairs=source == "original",
+                                              per_target=itemsets_per_target)
         return Knowledge(itemsets, attacker, source, {"well_picked": well})
     if not 0.0 < moderate_share < 1.0:
         raise InputError(f"moderate share must be strictly between 0 and 1, got {moderate_share}")
     if records is None:
         records, source = random_reconstruction(release, seed), "release-reconstruction"
+    return _moderate_knowledge(records, source, m, rng, moderate_share, itemsets_per_target)
+
+
+
+def _moderate_knowledge(records: dict[str, list[set[str]]], source: str, m: int, rng: np.random.Generator,
+                        moderate_share: float, per_target: int) -> Knowledge:
+    """Barakat2016's moderate attacker: ``per_target`` random m-combinations (at most, distinct) of each
+    record of a strict random subset of the records."""
     flat_records = [sorted(r) for recs in records.values() for r in recs]
     n = len(flat_records)
     if n == 0:
         return Knowledge([], "moderate", source, {"records_known": 0})
     count = min(max(int(moderate_share * n), 1), max(n - 1, 1))
     chosen = sorted(rng.choice(n, size=count, replace=False).tolist())
-    itemsets = [s for s in (_m_subsets(flat_records[i], m, rng) for i in chosen) if s is not None]
+    itemsets = []
+    for i in chosen:  # the same draws as one itemset a target when per_target is 1
+        known = []
+        for _ in range(per_target):
+            s = _m_subsets(flat_records[i], m, rng)
+            if s is not None and s not in known:
+                known.append(s)
+        itemsets.extend(known)
     return Knowledge(itemsets, "moderate", source, {"records_known": count})
 
 
