@@ -73,7 +73,7 @@ def _banner(report: Mapping[str, Any]) -> h.Html:
     if skipped:
         parts.append(h.paragraph(f"Not checked: {', '.join(skipped)} (reasons below).", class_="muted"))
     verdict = report.get("verdict")
-    if isinstance(verdict, str) and verdict:
+    if isinstance(verdict, str) and verdict and _passed(report):  # the residual risks; a FAIL names its checks above
         parts.append(h.paragraph(verdict, class_="muted"))
     return h.banner("pass" if _passed(report) else "fail", "PASS" if _passed(report) else "FAIL", *parts)
 
@@ -146,22 +146,51 @@ def _paired(check: Mapping[str, Any], count: bool) -> str:
     return shown
 
 
-def _checks_table(report: Mapping[str, Any]) -> h.Html:
+_MEASURES = {"Guarantee 1": "violations and unproven components", "identifiers": "terms that look like identifiers",
+             "PEM": "share of record chunks with a cover problem",
+             "semantic attack": "accuracy margin over random: the attack's lower bound minus random's upper bound"}
+"""What a check's value measures when the check does not say (``measures``): the audit's own checks."""
+
+
+def _measures(check: Mapping[str, Any]) -> str:
+    name = str(check.get("name", ""))
+    if check.get("measures"):
+        return str(check["measures"])
+    if name.endswith(" attacker"):
+        return "share of records breached"
+    return _MEASURES.get(name, "")
+
+
+def _checks_table(report: Mapping[str, Any]) -> list[h.Html]:
+    """The table of checks; a column no check fills (intervals, baselines, paired differences) is left out and
+    a line under the table says it was not measured."""
     checks = report.get("checks", [])
-    rows, classes = [], []
+    columns: dict[str, list[Any]] = {k: [] for k in ("check", "result", "value", "interval", "threshold",
+                                                      "baselines", "attack − baseline (paired)")}
+    classes = []
     for c in checks:
         count = c.get("name") in COUNT_CHECKS
         status = str(c.get("status", ""))
         threshold = c.get("threshold")
-        rows.append([h.tag("span", c.get("name", "")), h.tag("span", _WORDS.get(status, status.upper()),
-                                                           class_="status"),
-                     _number(c.get("value"), count), _interval(c.get("interval"), count, c.get("level")),
-                     "none" if threshold is None else f"max {_number(threshold, count)}",
-                     _baselines(c, count), _paired(c, count)])
+        measures = _measures(c)
+        columns["check"].append(h.join([h.tag("div", c.get("name", "")),
+                                        h.tag("div", measures, class_="muted") if measures else ""], ""))
+        columns["result"].append(h.tag("span", _WORDS.get(status, status.upper()), class_="status"))
+        columns["value"].append(_number(c.get("value"), count))
+        columns["interval"].append(_interval(c.get("interval"), count, c.get("level")))
+        columns["threshold"].append("none" if threshold is None else f"max {_number(threshold, count)}")
+        columns["baselines"].append(_baselines(c, count))
+        columns["attack − baseline (paired)"].append(_paired(c, count))
         classes.append("fail" if status == "fail" else None)
-    header = ["check", "result", "value", "interval", "threshold", "baselines", "attack − baseline (paired)"]
-    return h.table(header, rows, caption="The checks: each risk beside its threshold, baselines and interval",
-                   row_classes=classes)
+    missing = [k for k in ("interval", "baselines", "attack − baseline (paired)") if not any(columns[k])]
+    header = [k for k in columns if k not in missing]
+    rows = [[columns[k][i] for k in header] for i in range(len(checks))]
+    out = [h.table(header, rows, caption="The checks: each risk beside its threshold, baselines and interval",
+                   row_classes=classes)]
+    if missing and checks:
+        out.append(h.paragraph(f"Not in this report (the audit that made it measured none): {', '.join(missing)}.",
+                               class_="muted"))
+    return out
 
 
 def _what_to_change(report: Mapping[str, Any]) -> list[h.Html]:
@@ -320,23 +349,7 @@ def _dot(ax: Any, y: float, value: Any, interval: Any, marker: str, colour: str,
 
 def _receipt(report: Mapping[str, Any]) -> list[h.Html]:
     receipt = report.get("receipt")
-    if not isinstance(receipt, Mapping):
-        return []
-    out = [h.heading(2, "Provenance receipt", "receipt"),
-           h.paragraph("Check a file with sha256sum: its digest must equal the one below.", class_="muted")]
-    rows = [[f.get("role"), h.tag("code", f.get("path", "")), f.get("size"), h.tag("code", f.get("sha256", ""))]
-            for f in receipt.get("inputs", [])]
-    if rows:
-        out.append(h.table(["input", "path", "bytes", "SHA-256"], rows))
-    out.append(h.paragraph("Command:"))
-    out.append(h.tag("pre", receipt.get("command", "")))
-    out.append(h.definition_list([("time (UTC)", receipt.get("time", "")), ("platform", receipt.get("platform", "")),
-                                  ("python", receipt.get("python", ""))]
-                                 + [(k, _plain(v)) for k, v in (receipt.get("extra") or {}).items()]))
-    versions = receipt.get("versions") or {}
-    if versions:
-        out.append(h.details("Package versions", h.table(["package", "version"], list(versions.items()))))
-    return out
+    return h.receipt_section(receipt) if isinstance(receipt, Mapping) else []
 
 
 def _others(report: Mapping[str, Any]) -> list[h.Html]:
@@ -352,7 +365,7 @@ def render_audit_html(report: Mapping[str, Any]) -> str:
     release = str(report.get("release", "release"))
     first = [h.heading(1, f"Audit of {release}"), _banner(report),
              h.paragraph(h.tag("strong", "Against which attacker: "), _threat_sentence(report)),
-             h.paragraph(_attacked(report), class_="muted"), _checks_table(report), *_what_to_change(report)]
+             h.paragraph(_attacked(report), class_="muted"), *_checks_table(report), *_what_to_change(report)]
     rest = [*_skipped(report), *_check_details(report), *_attackers(report), *_cover(report), *_guarantee(report),
             *_identifiers(report), *_semantic(report), *_utility(report), *_risk_figure(report), *_receipt(report),
             *_others(report)]

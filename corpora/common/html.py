@@ -15,12 +15,14 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["CSP", "CSS", "Html", "banner", "definition_list", "details", "document", "escape", "figure",
-           "figure_from_bytes", "frame_table", "heading", "join", "items", "paragraph", "table", "tag"]
+           "figure_from_bytes", "frame_table", "heading", "join", "items", "paragraph", "receipt_section", "table",
+           "tag"]
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 """Nothing may be fetched: images only from ``data:`` URIs, styles only from the page itself."""
@@ -183,6 +185,27 @@ def details(summary: Any, *content: Any, open_: bool = False) -> Html:
 def definition_list(pairs: Iterable[tuple[Any, Any]]) -> Html:
     """``<dl>``: a term and its description per pair."""
     return tag("dl", *(Html(tag("dt", k) + tag("dd", v)) for k, v in pairs))
+
+
+def receipt_section(receipt: Mapping[str, Any]) -> list[Html]:
+    """A provenance receipt (:meth:`corpora.common.receipt.Receipt.to_dict`) as a section: the inputs with their
+    sizes and SHA-256, the command, the time, platform and Python, any extra facts, the package versions."""
+    out = [heading(2, "Provenance receipt", "receipt"),
+           paragraph("Check a file with sha256sum: its digest must equal the one below.", class_="muted")]
+    rows = [[f.get("role"), tag("code", f.get("path", "")), f.get("size"), tag("code", f.get("sha256", ""))]
+            for f in receipt.get("inputs", [])]
+    if rows:
+        out.append(table(["input", "path", "bytes", "SHA-256"], rows))
+    out += [paragraph("Command:"), tag("pre", receipt.get("command", ""))]
+    facts = [("time (UTC)", receipt.get("time", "")), ("platform", receipt.get("platform", "")),
+             ("python", receipt.get("python", ""))]
+    facts += [(k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str))
+              for k, v in (receipt.get("extra") or {}).items()]
+    out.append(definition_list(facts))
+    versions = receipt.get("versions") or {}
+    if versions:
+        out.append(details("Package versions", table(["package", "version"], list(versions.items()))))
+    return out
 
 
 def document(title: str, *body: Any, lang: str = "en") -> Html:
