@@ -1,7 +1,7 @@
 """``python -m experiments run SWEEP.yaml [--jobs N] [--dry-run] [--only KEY=VALUE ...] [--results DIR]``.
 
 Validates the sweep file, runs the runs not yet cached (resuming an interrupted sweep), and
-writes ``<results>/<name>/results.csv``, ``figures/`` and ``report.md``. Bad input is one line
+writes ``<results>/<name>/results.csv``, ``figures/``, ``report.md`` and ``report.html``. Bad input is one line
 on stderr and exit status 2. SIGTERM (raised as :class:`~corpora.common.errors.Terminated` by the
 one policy of :func:`~corpora.common.errors.run_cli`) stops a sweep like Ctrl-C: the workers are
 stopped, the table of the finished runs is written, the sweep resumes, and the exit status is 130.
@@ -22,7 +22,7 @@ from experiments.sweep.schema import LIMITS, load_sweep
 
 __all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
 
-HELP = "run a sweep (resumable; writes results.csv, figures and report.md)"
+HELP = "run a sweep (resumable; writes results.csv, figures, report.md and report.html)"
 DESCRIPTION = "Run a sweep of disassociation experiments."
 
 
@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     executor = "dask" if args.scheduler else args.executor
     directory = Path(args.results) / spec.name
     if directory.is_dir() and not args.dry_run:  # the table and report replace only regular files
-        check_output_paths({"table": directory / "results.csv", "report": directory / "report.md"})
+        check_output_paths({"table": directory / "results.csv", "report": directory / "report.md",
+                            "html report": directory / "report.html"})
     try:
         result = run_sweep(spec, results_root=args.results, jobs=args.jobs, executor=executor,
                            scheduler=args.scheduler, only=only, dry_run=args.dry_run,

@@ -27,7 +27,8 @@ else "spread over seeds (releases differ)"; without them "spread over seeds".
 A dataset that stands in for a paper's dataset (kosarak for BMS-WebView, shipped text for
 EzineArticles) is named in the figure's note. Files are written atomically as
 ``figures/<id>.png`` and ``figures/<id>.svg``; ``report.md`` lists the figures with the table of
-numbers behind each.
+numbers behind each, and ``report.html`` (:mod:`experiments.report.html`) is the same report in one
+self-contained file, with a provenance receipt.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from corpora.common.stats import bootstrap_interval
 from experiments.plugins import all_metrics
 from experiments.report.claims import evaluate_claim
 from experiments.report.claims_table import claims_table, settings_table
+from experiments.report.html import write_report_html
 from experiments.report.rows import matches as _matches
 from experiments.report.rows import select_rows
 from experiments.report.series import (
@@ -435,4 +437,5 @@ def write_figures_and_report(spec: SweepSpec, csv_path: Path, directory: Path, r
         lines.append("")
     report = directory / "report.md"
     write_text_atomic(report, "\n".join(lines))
+    write_report_html(directory, "\n".join(lines), spec.source)  # the same report, self-contained, with a receipt
     return figures, report
