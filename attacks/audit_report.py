@@ -43,12 +43,15 @@ class AuditCheck:
     baselines: list[Baseline] = field(default_factory=list)
     paired: Paired | None = None
     reference: str = ""
+    gated_on: str = "value"
+    """What the threshold is compared with: ``value``, or ``paired`` (the lower end of the paired interval)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "status": self.status, "value": self.value, "threshold": self.threshold,
                 "detail": self.detail, "interval": interval_list(self.interval), "level": self.level,
                 "baselines": [b.to_dict() for b in self.baselines],
-                "paired": None if self.paired is None else self.paired.to_dict(), "reference": self.reference}
+                "paired": None if self.paired is None else self.paired.to_dict(), "reference": self.reference,
+                "gated_on": self.gated_on}
 
 
 @dataclass
@@ -104,6 +107,10 @@ class AuditReport:
             value = f"{c.value:.2%}" if share else f"{c.value:g} {COUNT_CHECKS[c.name]}"
             limit = ("no threshold" if c.threshold is None else
                      f"max {c.threshold:.2%}" if share else f"max {c.threshold:g}")
+            if c.gated_on == "paired" and c.paired is not None and c.paired.difference is not None:
+                lower = "" if c.paired.interval is None else f", 95% lower end {c.paired.interval[0]:+.2%}"
+                value += f", {c.paired.difference:+.2%} over {c.paired.baseline}{lower}"
+                limit = "no threshold" if c.threshold is None else f"max gain {c.threshold:.2%}"
             out.append(f"{c.name} {value} ({limit}{', ' + c.status if c.status != 'pass' else ''})")
         return out
 

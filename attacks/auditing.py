@@ -191,8 +191,7 @@ def audit(
     if parameters is not None:
         checks.append(parameters)
     utility, utility_skipped = utility_section(rel, original, before_rel, seed)
-    skipped += [{"check": c.name, "reason": c.detail} for c in checks if c.status == "skipped"
-                and c.name not in {s["check"] for s in skipped}]
+    skipped += [{"check": c.name, "reason": _reason(c.detail)} for c in checks if c.status == "skipped"]
     skipped += utility_skipped
     report = AuditReport(
         release=name or (os.fspath(path) if path is not None else "release"), params=dict(rel.params),
@@ -316,7 +315,7 @@ def _semantic_line(sem: dict[str, Any], threshold: float | None) -> AuditCheck:
              + ("cannot be measured" if gain is None else f"{gain:+.3f}"))
     return AuditCheck("semantic attack", status, sem["accuracy"], threshold, sem["summary"] + words,
                       interval=tuple(sem["accuracy_ci"]), baselines=sem["baselines"], paired=paired,
-                      reference=reference)
+                      reference=reference, gated_on="paired")
 
 
 def _parameters_line(rel: Release, tm: ThreatModel) -> AuditCheck | None:
@@ -332,6 +331,14 @@ def _parameters_line(rel: Release, tm: ThreatModel) -> AuditCheck | None:
         detail = f"the threat model declares {', '.join(unknown)} unknown to the attacker and the release does not " \
                  "publish them; the attacks above were simulated with them known (an upper bound)"
     return AuditCheck("parameters", "info", None, None, detail, reference=_REFERENCES["parameters"])
+
+
+def _reason(detail: str) -> str:
+    """A skipped check's detail without its leading "skipped": the reason alone."""
+    for prefix in ("skipped: ", "skipped "):
+        if detail.startswith(prefix):
+            return detail[len(prefix):]
+    return detail
 
 
 def _knowledge_words(source: str) -> str:

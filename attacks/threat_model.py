@@ -209,8 +209,6 @@ class ThreatModel:
             value = getattr(args, key, None)
             if value is not None:
                 changes[key] = value
-        if getattr(args, "max_semantic_gain_off", False):
-            changes["max_semantic_gain"] = None
         if getattr(args, "no_semantic", False):
             changes["scorer"] = "none"
         names = getattr(args, "attackers", None)

@@ -115,6 +115,7 @@ def dispatch(tool: Tool, argv: Sequence[str] | None = None) -> int:
         module = tool.module(name)
         parsed = command_parser(tool, name, module).parse_args(rest)
         parsed.command = name
+        parsed.command_line = [*tool.prog.split(), name, *rest]  # what a provenance receipt records
         return int(module.run(parsed) or 0)
 
     return run_cli(run, arguments)
