@@ -163,7 +163,7 @@ def audit(
                                                     else ""), reference=_REFERENCES["identifiers"]))
     knowledge_from = _knowledge_from(tm, tru, original)
     skipped: list[dict[str, str]] = []
-    attackers, cover, attacker_checks = _attackers(rel, tm, tru, original, seed, skipped)
+    attackers, cover, attacker_checks = _attackers(rel, tm, tru, original, seed)
     flagged = set(screen.terms)
 
     def shown(terms: Any) -> str:  # a term that looks like an identifier is masked wherever the report names it
@@ -229,8 +229,8 @@ def _records_source(tm: ThreatModel, truth: Truth | None, original: TransactionD
     return "release"
 
 
-def _attackers(rel: Release, tm: ThreatModel, tru: Truth | None, original: TransactionDataset | None, seed: int,
-               skipped: list[dict[str, str]]) -> tuple[list[dict[str, Any]], CoverReport, list[AuditCheck]]:
+def _attackers(rel: Release, tm: ThreatModel, tru: Truth | None, original: TransactionDataset | None, seed: int
+               ) -> tuple[list[dict[str, Any]], CoverReport, list[AuditCheck]]:
     """Run every declared attacker: the attackers' table, the first cover report (PEM) and one check each."""
     source = _records_source(tm, tru, original)
     give_truth = tru if source == "truth" else None
