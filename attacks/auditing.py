@@ -323,7 +323,8 @@ def _parameters_line(rel: Release, tm: ThreatModel) -> AuditCheck | None:
     unknown = [p for p in PARAMETERS if p not in tm.parameters_known]
     if not unknown:
         return None
-    published = [f"{_PARAM_KEYS[p]}={rel.params.get(_PARAM_KEYS[p])}" for p in unknown if rel.params.get(_PARAM_KEYS[p]) is not None]
+    keys = [_PARAM_KEYS[p] for p in unknown]
+    published = [f"{key}={rel.params[key]}" for key in keys if rel.params.get(key) is not None]
     detail = (f"the threat model declares {', '.join(unknown)} unknown to the attacker, but the release file publishes "
               f"{', '.join(published) or 'them'} in its params: that assumption does not hold for this file; the "
               "attacks above were simulated with the parameters known (an upper bound of the declared attacker)")
