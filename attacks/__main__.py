@@ -27,8 +27,9 @@ TOOL = Tool(
                      "the semantic attack of AlShuhail2021: reconstruct records by term relatedness, beside its "
                      "random, blind and oracle baselines"),
         "audit": ("attacks.cli.audit",
-                  "is a release safe to publish? Guarantee 1, PEM, Barakat2016's attackers, a quick semantic attack, "
-                  "recommendations; exit 1 when a threshold is crossed"),
+                  "is a release safe to publish? Guarantee 1, PEM, Barakat2016's attackers and a semantic attack "
+                  "against a threat model, each beside its baselines; the utility cost; exit 1 when a threshold is "
+                  "crossed"),
         "score": ("attacks.cli.score",
                   "a relatedness scorer's scores of word pairs, and its correlation with human scores"),
     },
