@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -141,12 +142,13 @@ def _start(profile: str) -> tuple[subprocess.Popen[bytes], int, int]:
     from_browser_r, from_browser_w = os.pipe()
 
     def wire() -> None:  # in the child: the pipe ends on the fds Chromium reads (3) and writes (4)
-        os.dup2(to_browser_r, 3)
-        os.dup2(from_browser_w, 4)
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_browser_r, from_browser_w)]  # clear of 3 and 4
+        os.dup2(high[0], 3)
+        os.dup2(high[1], 4)
 
     process = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe",
                                 "about:blank"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, preexec_fn=wire, pass_fds=(3, 4), close_fds=True)
+                               stderr=subprocess.DEVNULL, preexec_fn=wire, close_fds=False)
     os.close(to_browser_r)
     os.close(from_browser_w)
     return process, to_browser_w, from_browser_r
