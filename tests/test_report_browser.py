@@ -19,7 +19,8 @@ from attacks.report_html import render_audit_html
 from corpora import load_dataset
 from corpora.common.receipt import make_receipt
 
-pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
+pytestmark = [pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing())),
+              pytest.mark.subprocess]  # each test starts a browser
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 

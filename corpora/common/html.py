@@ -45,7 +45,7 @@ th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: ta
 tr.fail td { background: #fbeaea; } tr.fail td:first-child { font-weight: 700; }
 .status { font-weight: 700; text-transform: uppercase; font-size: .85em; }
 .muted { color: #555; font-size: .9em; } code, pre { font-family: "DejaVu Sans Mono", monospace; font-size: .88em; }
-pre { white-space: pre-wrap; word-break: break-all; background: #f6f6f6; padding: .4rem; border: 1px solid #ddd; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: .4rem; border: 1px solid #ddd; }
 figure { margin: 1rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: .85em; color: #444; }
 details { margin: .4rem 0; } summary { cursor: pointer; font-weight: 600; }
