@@ -161,6 +161,11 @@ def _measures(check: Mapping[str, Any]) -> str:
     return _MEASURES.get(name, "")
 
 
+def _nowrap(text: str) -> h.Html | str:
+    """A number with its unit, kept on one line (an empty cell stays empty)."""
+    return h.tag("span", text, class_="nowrap") if text else ""
+
+
 def _checks_table(report: Mapping[str, Any]) -> list[h.Html]:
     """The table of checks; a column no check fills (intervals, baselines, paired differences) is left out and
     a line under the table says it was not measured."""
@@ -176,9 +181,9 @@ def _checks_table(report: Mapping[str, Any]) -> list[h.Html]:
         columns["check"].append(h.join([h.tag("div", c.get("name", "")),
                                         h.tag("div", measures, class_="muted") if measures else ""], ""))
         columns["result"].append(h.tag("span", _WORDS.get(status, status.upper()), class_="status"))
-        columns["value"].append(_number(c.get("value"), count))
-        columns["interval"].append(_interval(c.get("interval"), count, c.get("level")))
-        columns["threshold"].append("none" if threshold is None else f"max {_number(threshold, count)}")
+        columns["value"].append(_nowrap(_number(c.get("value"), count)))
+        columns["interval"].append(_nowrap(_interval(c.get("interval"), count, c.get("level"))))
+        columns["threshold"].append(_nowrap("none" if threshold is None else f"max {_number(threshold, count)}"))
         columns["baselines"].append(_baselines(c, count))
         columns["attack − baseline (paired)"].append(_paired(c, count))
         classes.append("fail" if status == "fail" else None)
@@ -233,7 +238,7 @@ def _attackers(report: Mapping[str, Any]) -> list[h.Html]:
     if not attackers:
         return []
     rows = [[a.get("attacker"), a.get("knowledge_source"), a.get("knowledge_size"), a.get("vulnerable_records"),
-             _number(a.get("share"), False), a.get("breaches"), a.get("algorithm1_total")] for a in attackers]
+             _nowrap(_number(a.get("share"), False)), a.get("breaches"), a.get("algorithm1_total")] for a in attackers]
     return [h.heading(3, "Barakat2016's attackers"),
             h.table(["attacker", "knowledge", "itemsets", "vulnerable records", "share", "breaches",
                      "Algorithm 1 total"], rows)]

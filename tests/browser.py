@@ -160,8 +160,11 @@ def _outside(url: str, page: str) -> bool:
 
 
 def load_page(path: str | os.PathLike[str], width: int = 1280, height: int = 1000, pdf: bool = False,
-              timeout: float = 60.0) -> PageLoad:
-    """Load the local file ``path`` once, offline, and return its DOM, first screen and requests."""
+              media: str | None = None, timeout: float = 60.0) -> PageLoad:
+    """Load the local file ``path`` once, offline, and return its DOM, first screen and requests.
+
+    ``media="print"`` renders the page as printed (its ``@media print`` style) for the screenshot.
+    """
     if chromium_missing():
         raise BrowserError(chromium_missing())
     url = Path(path).resolve().as_uri()
@@ -177,6 +180,8 @@ def load_page(path: str | os.PathLike[str], width: int = 1280, height: int = 100
                                                       "uploadThroughput": -1}, session=session)
         cdp.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
                                                         "mobile": False}, session=session)
+        if media:
+            cdp.send("Emulation.setEmulatedMedia", {"media": media}, session=session)
         cdp.send("Page.navigate", {"url": url}, session=session)
         cdp.wait_for("Page.loadEventFired")
         cdp.drain(0.5)

@@ -70,7 +70,9 @@ def test_audit_page_is_self_contained_and_shows_every_check(fig2_report):
 def test_pem_value_and_threshold_in_percent(fig2_report):
     page = render_audit_html(fig2_report)
     pem = next(c for c in fig2_report["checks"] if c["name"] == "PEM")
-    assert f"<td>{pem['value']:.2%}</td>" in page and f"<td>max {pem['threshold']:.2%}</td>" in page
+    row = re.search(r"<tr[^>]*><td><div>PEM</div>.*?</tr>", page, re.S).group(0)
+    assert f'<td><span class="nowrap">{pem["value"]:.2%}</span></td>' in row
+    assert f'<td><span class="nowrap">max {pem["threshold"]:.2%}</span></td>' in row
 
 
 def _extended(report: dict) -> dict:
