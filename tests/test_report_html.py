@@ -60,11 +60,16 @@ def test_audit_page_is_self_contained_and_shows_every_check(fig2_report):
         assert f"<td>{attacker['attacker']}</td>" in page
     for line in fig2_report["recommendations"]:
         assert stdhtml.escape(line) in page
-    assert "Not in this report (the audit that made it measured none): interval, baselines" in page
+    assert ("Not in this report (the audit that made it measured none): intervals, baselines [interval], "
+            "attack − baseline [interval].") in page
+    assert '<th scope="col">value</th>' in page
     # the first screen comes first: banner, threat model, what was attacked, checks, what to change
     order = [page.index(s) for s in ('class="banner', "Against which attacker", "What was attacked",
-                                     "<caption>The checks", "What to change")]
+                                     "<caption>The checks", '<h2 id="change">What to change</h2>')]
     assert order == sorted(order)
+    banner = page[page.index('class="banner'):page.index("</div>", page.index('class="banner'))]
+    assert not fig2_report["passed"]  # Figure 2b has cover problems: the banner says what to change
+    assert "<strong>What to change: </strong>Publish a safe release instead (PEM 33.33%)" in banner
 
 
 def test_pem_value_and_threshold_in_percent(fig2_report):
@@ -101,9 +106,12 @@ def test_every_field_of_the_contract_is_rendered(fig2_report):
     assert_self_contained(page)
     assert "A moderate attacker who knows m = 2 items of each target and k." in page
     row = re.search(r"<tr[^>]*><td><div>strong attacker</div>.*?</tr>", page, re.S).group(0)
-    assert "[1.00%, 4.25%] (95%)" in row
-    assert "random placement: 1.25% [0.00%, 3.00%]" in row and "frequency only: 2.00%" in row
-    assert "+0.75% vs random placement [-0.50%, 1.75%]" in row
+    assert '<th scope="col">value [95% interval]</th>' in page
+    strong = next(c for c in report["checks"] if c["name"] == "strong attacker")
+    assert f'<span class="nowrap">{strong["value"]:.2%} [1.00%, 4.25%]</span>' in row
+    assert '<div>random placement <span class="nowrap">1.25% [0.00%, 3.00%]</span></div>' in row
+    assert '<div>frequency only <span class="nowrap">2.00%</span></div>' in row
+    assert '<span class="nowrap">+0.75% [-0.50%, 1.75%]</span> vs random placement' in row
     assert "Not in this report" not in page
     assert "reference: Barakat2016 Algorithm 1" in page and "terms placed at random" in page
     assert "<td>tKd</td><td class=\"num\">0.123</td><td>top-k deviation</td>" in page
@@ -113,6 +121,21 @@ def test_every_field_of_the_contract_is_rendered(fig2_report):
     assert "python -m attacks audit" in page
     assert "future_field" in page  # a field the renderer does not know is still shown
     assert '<svg' not in page and 'data:image/svg+xml;base64,' in page  # the risks figure, embedded
+
+
+def test_a_threshold_on_the_paired_difference_says_so(fig2_report):
+    report = json.loads(json.dumps(fig2_report))
+    report["checks"] = [c for c in report["checks"] if c["name"] != "semantic attack"]
+    report["checks"].append({"name": "semantic attack", "status": "pass", "value": 0.75, "threshold": 0.0,
+                             "detail": "ABA", "interval": [0.25, 1.0], "level": 0.95, "gated_on": "paired",
+                             "baselines": [{"name": "random", "value": 0.25, "interval": [0.0, 0.75],
+                                            "difference": 0.5, "difference_interval": [0.0, 1.0]}],
+                             "paired": {"baseline": "random", "difference": 0.5, "interval": [0.0, 1.0]}})
+    page = render_audit_html(report)
+    row = re.search(r"<tr[^>]*><td><div>semantic attack</div>.*?</tr>", page, re.S).group(0)
+    assert "accuracy of the disassociated terms" in row
+    assert '<span class="nowrap">max gain 0.00%</span>' in row and "over random (lower end of the paired" in row
+    assert "baseline random: 25.00% [0.00%, 75.00%]; attack − baseline +50.00% [0.00%, 100.00%]" in page
 
 
 def test_data_from_the_release_is_escaped(fig2_report):
