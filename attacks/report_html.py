@@ -70,6 +70,10 @@ def _banner(report: Mapping[str, Any]) -> h.Html:
     else:
         head = f"Do not publish yet: {len(failed)} check(s) failed ({', '.join(failed)})."
     parts: list[Any] = [h.tag("strong", head)]
+    changes = [str(r).split(": ", 1)[0] for r in report.get("recommendations", []) if r]
+    if changes and not _passed(report):
+        parts.append(h.paragraph(h.tag("strong", "What to change: "), "; ".join(changes),
+                                 " (the commands are below).", class_="change"))
     if skipped:
         parts.append(h.paragraph(f"Not checked: {', '.join(skipped)} (reasons below).", class_="muted"))
     verdict = report.get("verdict")
@@ -126,24 +130,25 @@ def _attacked(report: Mapping[str, Any]) -> str:
     return "What was attacked: " + "; ".join(parts) + "."
 
 
+def _value_with_interval(value: Any, interval: Any, count: bool, signed: bool = False) -> str:
+    shown = _number(value, count, signed)
+    return f"{shown} {_interval(interval, count)}".strip() if shown else ""
+
+
 def _baselines(check: Mapping[str, Any], count: bool) -> h.Html:
-    rows = []
-    for b in check.get("baselines") or []:
-        shown = f"{b.get('name', '?')}: {_number(b.get('value'), count)}"
-        if b.get("interval"):
-            shown += " " + _interval(b["interval"], count)
-        rows.append(shown)
-    return h.join((h.tag("div", r) for r in rows), "") if rows else h.Html("")
+    """One line per baseline: its name, then its value and interval kept together."""
+    rows = [h.tag("div", f"{b.get('name', '?')} ", _nowrap(_value_with_interval(b.get("value"), b.get("interval"),
+                                                                                 count)))
+            for b in check.get("baselines") or []]
+    return h.join(rows, "") if rows else h.Html("")
 
 
-def _paired(check: Mapping[str, Any], count: bool) -> str:
+def _paired(check: Mapping[str, Any], count: bool) -> h.Html | str:
     paired = check.get("paired")
     if not isinstance(paired, Mapping):
         return ""
-    shown = f"{_number(paired.get('difference'), count, signed=True)} vs {paired.get('baseline', 'baseline')}"
-    if paired.get("interval"):
-        shown += " " + _interval(paired["interval"], count)
-    return shown
+    shown = _value_with_interval(paired.get("difference"), paired.get("interval"), count, signed=True)
+    return h.join([_nowrap(shown), f" vs {paired.get('baseline', 'baseline')}"], "")
 
 
 _MEASURES = {"Guarantee 1": "violations and unproven components", "identifiers": "terms that look like identifiers",
@@ -158,31 +163,60 @@ def _measures(check: Mapping[str, Any]) -> str:
         return str(check["measures"])
     if name.endswith(" attacker"):
         return "share of records breached"
+    if name == "semantic attack" and _paired_gate(check):
+        return "accuracy of the disassociated terms"
     return _MEASURES.get(name, "")
+
+
+def _paired_gate(check: Mapping[str, Any]) -> bool:
+    """Whether the threshold bounds the paired difference (its lower end), not the value (``gated_on``)."""
+    return check.get("gated_on") == "paired"
+
+
+def _threshold(check: Mapping[str, Any], count: bool) -> h.Html | str:
+    threshold = check.get("threshold")
+    if threshold is None:
+        return "none"
+    if _paired_gate(check):
+        baseline = (check.get("paired") or {}).get("baseline", "the baseline")
+        return h.join([_nowrap(f"max gain {_number(threshold, count)}"),
+                       h.tag("div", f"over {baseline} (lower end of the paired interval)", class_="muted")], "")
+    return _nowrap(f"max {_number(threshold, count)}")
+
+
+def _nowrap(text: str) -> h.Html | str:
+    """A number with its unit, kept on one line (an empty cell stays empty)."""
+    return h.tag("span", text, class_="nowrap") if text else ""
 
 
 def _checks_table(report: Mapping[str, Any]) -> list[h.Html]:
     """The table of checks; a column no check fills (intervals, baselines, paired differences) is left out and
     a line under the table says it was not measured."""
     checks = report.get("checks", [])
-    columns: dict[str, list[Any]] = {k: [] for k in ("check", "result", "value", "interval", "threshold",
-                                                      "baselines", "attack − baseline (paired)")}
+    levels = {_level(c["level"]) for c in checks if c.get("interval") and c.get("level") is not None}
+    with_interval = f"value [{levels.pop()} interval]" if len(levels) == 1 else "value [interval]"
+    names = ("check", "result", with_interval, "threshold", "baselines [interval]", "attack − baseline [interval]")
+    columns: dict[str, list[Any]] = {k: [] for k in names}
     classes = []
     for c in checks:
         count = c.get("name") in COUNT_CHECKS
         status = str(c.get("status", ""))
-        threshold = c.get("threshold")
         measures = _measures(c)
         columns["check"].append(h.join([h.tag("div", c.get("name", "")),
                                         h.tag("div", measures, class_="muted") if measures else ""], ""))
         columns["result"].append(h.tag("span", _WORDS.get(status, status.upper()), class_="status"))
-        columns["value"].append(_number(c.get("value"), count))
-        columns["interval"].append(_interval(c.get("interval"), count, c.get("level")))
-        columns["threshold"].append("none" if threshold is None else f"max {_number(threshold, count)}")
-        columns["baselines"].append(_baselines(c, count))
-        columns["attack − baseline (paired)"].append(_paired(c, count))
+        shown = _value_with_interval(c.get("value"), c.get("interval"), count)
+        if c.get("interval") and len(levels) > 1:
+            shown += f" ({_level(c.get('level'))})"
+        columns[with_interval].append(_nowrap(shown))
+        columns["threshold"].append(_threshold(c, count))
+        columns["baselines [interval]"].append(_baselines(c, count))
+        columns["attack − baseline [interval]"].append(_paired(c, count))
         classes.append("fail" if status == "fail" else None)
-    missing = [k for k in ("interval", "baselines", "attack − baseline (paired)") if not any(columns[k])]
+    missing = [k for k in names[4:] if not any(columns[k])]
+    if not any(c.get("interval") for c in checks):
+        missing.insert(0, "intervals")
+        columns["value"] = columns.pop(with_interval)
     header = [k for k in columns if k not in missing]
     rows = [[columns[k][i] for k in header] for i in range(len(checks))]
     out = [h.table(header, rows, caption="The checks: each risk beside its threshold, baselines and interval",
@@ -219,8 +253,10 @@ def _check_details(report: Mapping[str, Any]) -> list[h.Html]:
         count = c.get("name") in COUNT_CHECKS
         parts: list[Any] = [h.tag("div", c.get("detail", ""))]
         for b in c.get("baselines") or []:
-            line = (f"baseline {b.get('name', '?')}: {_number(b.get('value'), count)} "
-                    f"{_interval(b.get('interval'), count)}")
+            line = f"baseline {b.get('name', '?')}: {_value_with_interval(b.get('value'), b.get('interval'), count)}"
+            if b.get("difference") is not None:
+                line += (f"; attack − baseline "
+                         f"{_value_with_interval(b['difference'], b.get('difference_interval'), count, True)}")
             parts.append(h.tag("div", line + (f" ({b['detail']})" if b.get("detail") else ""), class_="muted"))
         if c.get("reference"):
             parts.append(h.tag("div", f"reference: {c['reference']}", class_="muted"))
@@ -233,7 +269,7 @@ def _attackers(report: Mapping[str, Any]) -> list[h.Html]:
     if not attackers:
         return []
     rows = [[a.get("attacker"), a.get("knowledge_source"), a.get("knowledge_size"), a.get("vulnerable_records"),
-             _number(a.get("share"), False), a.get("breaches"), a.get("algorithm1_total")] for a in attackers]
+             _nowrap(_number(a.get("share"), False)), a.get("breaches"), a.get("algorithm1_total")] for a in attackers]
     return [h.heading(3, "Barakat2016's attackers"),
             h.table(["attacker", "knowledge", "itemsets", "vulnerable records", "share", "breaches",
                      "Algorithm 1 total"], rows)]
@@ -310,15 +346,17 @@ def _risk_figure(report: Mapping[str, Any]) -> list[h.Html]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8.0, 0.55 * len(checks) + 1.2))
+    labelled = False
     for y, c in enumerate(checks):
         _dot(ax, y, c.get("value"), c.get("interval"), "o", "black", "attack" if y == 0 else None)
         for j, b in enumerate(c.get("baselines") or []):
             _dot(ax, y - 0.18 * (j + 1), b.get("value"), b.get("interval"), "s", f"C{j}", None, hollow=True)
             ax.annotate(str(b.get("name", "")), (b.get("value") or 0, y - 0.18 * (j + 1)), fontsize=6,
                         xytext=(4, -2), textcoords="offset points")
-        if c.get("threshold") is not None:
+        if c.get("threshold") is not None and not _paired_gate(c):
             ax.plot([c["threshold"]] * 2, [y - 0.4, y + 0.4], color="#b3261e", linewidth=2,
-                    label="threshold" if y == 0 else None)
+                    label=None if labelled else "threshold")
+            labelled = True
     ax.set_yticks(range(len(checks)))
     ax.set_yticklabels([f"{c['name']} ({_WORDS.get(c.get('status', ''), '')})" for c in checks], fontsize=8)
     ax.invert_yaxis()

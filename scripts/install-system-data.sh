@@ -5,6 +5,7 @@
 #   weka:         only its example files: Reuters-21578 texts (text source `reuters`) and the
 #                 supermarket basket data. The package is downloaded and unpacked with dpkg-deb, so
 #                 no Java is installed; the examples are copied to /usr/share/doc/weka/examples.
+#   chromium:     the browser tests/test_report_browser.py loads the HTML reports in (headless, offline).
 set -u
 WEKA_EXAMPLES=/usr/share/doc/weka/examples
 can_apt() { command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; }
@@ -28,5 +29,13 @@ if [ ! -f "$WEKA_EXAMPLES/ReutersGrain-test.arff" ]; then
     echo "note: Debian's weka examples are not installed; the text source 'reuters' is absent and pooled corpora go without it"
   fi
   rm -rf "$tmp"
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  if can_apt && (apt_update && apt-get install -y -qq --no-install-recommends chromium) >/dev/null 2>&1; then
+    :
+  else
+    echo "note: Debian's chromium is not installed; tests/test_report_browser.py is skipped (the HTML reports are not checked in a browser)"
+  fi
 fi
 exit 0

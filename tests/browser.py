@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -141,12 +142,13 @@ def _start(profile: str) -> tuple[subprocess.Popen[bytes], int, int]:
     from_browser_r, from_browser_w = os.pipe()
 
     def wire() -> None:  # in the child: the pipe ends on the fds Chromium reads (3) and writes (4)
-        os.dup2(to_browser_r, 3)
-        os.dup2(from_browser_w, 4)
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_browser_r, from_browser_w)]  # clear of 3 and 4
+        os.dup2(high[0], 3)
+        os.dup2(high[1], 4)
 
     process = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe",
                                 "about:blank"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, preexec_fn=wire, pass_fds=(3, 4), close_fds=True)
+                               stderr=subprocess.DEVNULL, preexec_fn=wire, close_fds=False)
     os.close(to_browser_r)
     os.close(from_browser_w)
     return process, to_browser_w, from_browser_r
@@ -158,8 +160,11 @@ def _outside(url: str, page: str) -> bool:
 
 
 def load_page(path: str | os.PathLike[str], width: int = 1280, height: int = 1000, pdf: bool = False,
-              timeout: float = 60.0) -> PageLoad:
-    """Load the local file ``path`` once, offline, and return its DOM, first screen and requests."""
+              media: str | None = None, timeout: float = 60.0) -> PageLoad:
+    """Load the local file ``path`` once, offline, and return its DOM, first screen and requests.
+
+    ``media="print"`` renders the page as printed (its ``@media print`` style) for the screenshot.
+    """
     if chromium_missing():
         raise BrowserError(chromium_missing())
     url = Path(path).resolve().as_uri()
@@ -175,6 +180,8 @@ def load_page(path: str | os.PathLike[str], width: int = 1280, height: int = 100
                                                       "uploadThroughput": -1}, session=session)
         cdp.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
                                                         "mobile": False}, session=session)
+        if media:
+            cdp.send("Emulation.setEmulatedMedia", {"media": media}, session=session)
         cdp.send("Page.navigate", {"url": url}, session=session)
         cdp.wait_for("Page.loadEventFired")
         cdp.drain(0.5)

@@ -41,21 +41,23 @@ h1 { font-size: 1.5rem; margin: 0 0 .5rem; } h2 { font-size: 1.2rem; margin: 1.6
 table { border-collapse: collapse; margin: .4rem 0 1rem; font-size: .92rem; }
 caption { text-align: left; font-weight: 600; padding: .2rem 0; }
 th, td { border: 1px solid #bbb; padding: .25rem .5rem; vertical-align: top; text-align: left; }
-th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th { background: #f0f0f0; } .nowrap { white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.fail td { background: #fbeaea; } tr.fail td:first-child { font-weight: 700; }
 .status { font-weight: 700; text-transform: uppercase; font-size: .85em; }
 .muted { color: #555; font-size: .9em; } code, pre { font-family: "DejaVu Sans Mono", monospace; font-size: .88em; }
-pre { white-space: pre-wrap; word-break: break-all; background: #f6f6f6; padding: .4rem; border: 1px solid #ddd; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: .4rem; border: 1px solid #ddd; }
 figure { margin: 1rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: .85em; color: #444; }
 details { margin: .4rem 0; } summary { cursor: pointer; font-weight: 600; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .15rem 1rem; } dt { font-weight: 600; }
-dd { margin: 0; word-break: break-all; }
+dd { margin: 0; overflow-wrap: anywhere; }
 @media print {
   body { max-width: none; margin: 0; font-size: 10pt; color: #000; }
   .banner, tr.fail td, th { background: none !important; }
   .banner { border-width: 2pt; }
   h2 { break-after: avoid; } tr, figure, .banner { break-inside: avoid; }
+  td { overflow-wrap: anywhere; }
   details::details-content { content-visibility: visible; display: block; }
   a { color: #000; text-decoration: none; }
 }

@@ -22,7 +22,7 @@ from experiments.sweep.schema import LIMITS, load_sweep
 
 __all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
 
-HELP = "run a sweep (resumable; writes results.csv, figures, report.md and report.html)"
+HELP = "run a sweep (resumable; writes results.csv, figures and report.md)"
 DESCRIPTION = "Run a sweep of disassociation experiments."
 
 
