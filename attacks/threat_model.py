@@ -138,6 +138,8 @@ class ThreatModel:
     max_semantic_gain: float | None = DEFAULT_MAX_SEMANTIC_GAIN
     source: str | None = None
     """The file it was read from (its SHA-256 goes into the report's receipt), None when built in code."""
+    options: tuple[str, ...] = field(default=(), compare=False)
+    """The settings that command-line options set over the file or the defaults (:meth:`with_options`)."""
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.attackers]
@@ -233,7 +235,9 @@ class ThreatModel:
         unknown = getattr(args, "unknown_parameters", None)
         if unknown is not None:
             changes["parameters_known"] = tuple(p for p in PARAMETERS if p not in unknown)
-        return dataclasses.replace(self, **changes) if changes else self
+        if not changes:
+            return self
+        return dataclasses.replace(self, **changes, options=tuple(dict.fromkeys((*self.options, *changes))))
 
     # ------------------------------------------------------------------ writing
     def to_dict(self) -> dict[str, Any]:
@@ -245,6 +249,7 @@ class ThreatModel:
             "semantic": {"scorer": self.scorer, "selector": self.selector, "reference": self.reference},
             "thresholds": {key: getattr(self, key) for key in _THRESHOLD_KEYS},
             "source": self.source,
+            "options": list(self.options),
         }
 
     def attacker(self, name: str) -> AttackerSpec | None:
@@ -255,10 +260,13 @@ class ThreatModel:
         """One line: who is checked, with what background, under which thresholds."""
         who = ", ".join(a.name + (f" (m={a.m})" if a.m is not None else "") for a in self.attackers) or "no attacker"
         unknown = [p for p in PARAMETERS if p not in self.parameters_known]
-        return (f"attackers {who}; knowledge from {self.knowledge}; semantic background {self.scorer}"
+        records = {"auto": "the truth, else the original, else the release alone", "truth": "the truth file",
+                   "original": "the original", "release": "the release alone"}[self.knowledge]
+        return (f"attackers {who}, their records known from {records}; semantic background {self.scorer}"
                 + (f" ({self.selector})" if self.scorer != "none" else "")
                 + (f"; {', '.join(unknown)} declared unknown to the attacker" if unknown else "")
-                + (f"; from {self.source}" if self.source else "; the audit's defaults"))
+                + (f"; declared in {self.source}" if self.source else "" if self.options else "; the audit's defaults")
+                + (f"; set by options: {', '.join(self.options)}" if self.options else ""))
 
 
 # ---------------------------------------------------------------------- checks of a parsed document

@@ -34,7 +34,7 @@ def test_the_example_file_is_the_audits_defaults():
 
 def _layout(tm: ThreatModel) -> dict:
     out = tm.to_dict()
-    del out["source"]
+    del out["source"], out["options"]
     return out
 
 
@@ -105,7 +105,8 @@ def test_options_override_the_file_and_no_threat_model_behaves_as_the_defaults(t
     assert [a["name"] for a in report["threat_model"]["attackers"]] == ["strong", "weak"]  # the file's
     assert [c["name"] for c in report["checks"]] == ["Guarantee 1", "identifiers", "PEM", "strong attacker",
                                                      "weak attacker", "semantic attack"]
-    assert report["threat_model"]["source"] == "tm.yaml"
+    assert report["threat_model"]["source"] == "tm.yaml" and report["threat_model"]["options"] == ["max_vulnerable"]
+    assert report["threat_model"]["summary"].endswith("declared in tm.yaml; set by options: max_vulnerable")
     # `attacks audit REL` and `attacks audit REL --threat-model <the example>` check the same things
     plain = json.loads(_cli(fig1, "--json", cwd=tmp_path).stdout)
     example = json.loads(_cli(fig1, "--json", "--threat-model", str(EXAMPLES / "threat-model.yaml"),
