@@ -292,7 +292,8 @@ def _attacker_check(rel: Release, spec: AttackerSpec, knowledge: Knowledge, repo
                  f"the cover reasoning: breaches {freq_count} records", d_freq, i_freq),
         Baseline("random placement", float(chance.sum()) / total if total else 0.0, None,
                  f"one guess among the records of the target's cluster (right with probability 1/size): "
-                 f"{int(chance.sum())} expected re-identifications, an exact expectation", d_rand, i_rand),
+                 f"{int(chance.sum())} expected re-identifications, an exact expectation; what the clusters alone "
+                 "give away to guessing, where a breach is a certain link", d_rand, i_rand),
     ]
     detail = (f"breaches {report.vulnerable_records} of {report.n_records} records (Barakat2016 Algorithm 1; "
               f"{_knowledge_words(report.knowledge_source)}; m={spec.m if spec.m is not None else rel.m}"
