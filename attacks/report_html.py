@@ -76,9 +76,6 @@ def _banner(report: Mapping[str, Any]) -> h.Html:
                                  " (the commands are below).", class_="change"))
     if skipped:
         parts.append(h.paragraph(f"Not checked: {', '.join(skipped)} (reasons below).", class_="muted"))
-    verdict = report.get("verdict")
-    if isinstance(verdict, str) and verdict and _passed(report):  # the residual risks; a FAIL names its checks above
-        parts.append(h.paragraph(verdict, class_="muted"))
     return h.banner("pass" if _passed(report) else "fail", "PASS" if _passed(report) else "FAIL", *parts)
 
 
@@ -159,6 +156,8 @@ _MEASURES = {"Guarantee 1": "violations and unproven components", "identifiers":
 
 def _measures(check: Mapping[str, Any]) -> str:
     name = str(check.get("name", ""))
+    if check.get("status") == "skipped":  # the reason, to its first parenthesis; the whole of it is below
+        return str(check.get("detail", "")).split(" (")[0].split(": a ")[0]
     if check.get("measures"):
         return str(check["measures"])
     if name.endswith(" attacker"):
@@ -224,6 +223,9 @@ def _checks_table(report: Mapping[str, Any]) -> list[h.Html]:
     if missing and checks:
         out.append(h.paragraph(f"Not in this report (the audit that made it measured none): {', '.join(missing)}.",
                                class_="muted"))
+    verdict = report.get("verdict")
+    if isinstance(verdict, str) and verdict:
+        out.append(h.paragraph(h.tag("strong", "In one line: "), verdict, class_="muted"))
     return out
 
 

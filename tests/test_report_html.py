@@ -70,6 +70,7 @@ def test_audit_page_is_self_contained_and_shows_every_check(fig2_report):
     banner = page[page.index('class="banner'):page.index("</div>", page.index('class="banner'))]
     assert not fig2_report["passed"]  # Figure 2b has cover problems: the banner says what to change
     assert "<strong>What to change: </strong>Publish a safe release instead (PEM 33.33%)" in banner
+    assert f"<strong>In one line: </strong>{stdhtml.escape(fig2_report['verdict'])}" in page
 
 
 def test_pem_value_and_threshold_in_percent(fig2_report):
