@@ -106,7 +106,9 @@ def _threat_sentence(report: Mapping[str, Any]) -> str:
 
 def _plain(value: Any) -> str:
     if isinstance(value, (list, tuple)):
-        return ", ".join(_plain(v) for v in value)
+        return ", ".join(_plain(v) for v in value) or "none"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_plain(v)}" for k, v in value.items()) or "none"
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
@@ -363,7 +365,7 @@ def _risk_figure(report: Mapping[str, Any]) -> list[h.Html]:
     ax.set_yticklabels([f"{c['name']} ({_WORDS.get(c.get('status', ''), '')})" for c in checks], fontsize=8)
     ax.invert_yaxis()
     ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
-    ax.set_xlabel("share (records, chunks; the semantic margin in accuracy)")
+    ax.set_xlabel("share (of records, record chunks or terms, as each check measures)")
     ax.grid(True, axis="x", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
