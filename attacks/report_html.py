@@ -215,11 +215,12 @@ def _checks_table(report: Mapping[str, Any]) -> list[h.Html]:
         columns["attack − baseline [interval]"].append(_paired(c, count))
         classes.append("fail" if status == "fail" else None)
     missing = [k for k in names[4:] if not any(columns[k])]
+    keys = [k for k in names if k not in missing]
+    rows = [[columns[k][i] for k in keys] for i in range(len(checks))]
+    header = list(keys)
     if not any(c.get("interval") for c in checks):
         missing.insert(0, "intervals")
-        columns["value"] = columns.pop(with_interval)
-    header = [k for k in columns if k not in missing]
-    rows = [[columns[k][i] for k in header] for i in range(len(checks))]
+        header[2] = "value"
     out = [h.table(header, rows, caption="The checks: each risk beside its threshold, baselines and interval",
                    row_classes=classes)]
     if missing and checks:

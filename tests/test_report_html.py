@@ -62,7 +62,8 @@ def test_audit_page_is_self_contained_and_shows_every_check(fig2_report):
         assert stdhtml.escape(line) in page
     assert ("Not in this report (the audit that made it measured none): intervals, baselines [interval], "
             "attack − baseline [interval].") in page
-    assert '<th scope="col">value</th>' in page
+    header = re.search(r"<thead>.*?</thead>", page[page.index("<caption>The checks"):], re.S).group(0)
+    assert re.findall(r'<th scope="col">([^<]*)</th>', header) == ["check", "result", "value", "threshold"]
     # the first screen comes first: banner, threat model, what was attacked, checks, what to change
     order = [page.index(s) for s in ('class="banner', "Against which attacker", "What was attacked",
                                      "<caption>The checks", '<h2 id="change">What to change</h2>')]
