@@ -76,9 +76,6 @@ def _banner(report: Mapping[str, Any]) -> h.Html:
                                  " (the commands are below).", class_="change"))
     if skipped:
         parts.append(h.paragraph(f"Not checked: {', '.join(skipped)} (reasons below).", class_="muted"))
-    verdict = report.get("verdict")
-    if isinstance(verdict, str) and verdict and _passed(report):  # the residual risks; a FAIL names its checks above
-        parts.append(h.paragraph(verdict, class_="muted"))
     return h.banner("pass" if _passed(report) else "fail", "PASS" if _passed(report) else "FAIL", *parts)
 
 
@@ -109,7 +106,9 @@ def _threat_sentence(report: Mapping[str, Any]) -> str:
 
 def _plain(value: Any) -> str:
     if isinstance(value, (list, tuple)):
-        return ", ".join(_plain(v) for v in value)
+        return ", ".join(_plain(v) for v in value) or "none"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_plain(v)}" for k, v in value.items()) or "none"
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
@@ -159,6 +158,8 @@ _MEASURES = {"Guarantee 1": "violations and unproven components", "identifiers":
 
 def _measures(check: Mapping[str, Any]) -> str:
     name = str(check.get("name", ""))
+    if check.get("status") == "skipped":  # the reason, to its first parenthesis; the whole of it is below
+        return str(check.get("detail", "")).split(" (")[0].split(": a ")[0]
     if check.get("measures"):
         return str(check["measures"])
     if name.endswith(" attacker"):
@@ -214,16 +215,20 @@ def _checks_table(report: Mapping[str, Any]) -> list[h.Html]:
         columns["attack − baseline [interval]"].append(_paired(c, count))
         classes.append("fail" if status == "fail" else None)
     missing = [k for k in names[4:] if not any(columns[k])]
+    keys = [k for k in names if k not in missing]
+    rows = [[columns[k][i] for k in keys] for i in range(len(checks))]
+    header = list(keys)
     if not any(c.get("interval") for c in checks):
         missing.insert(0, "intervals")
-        columns["value"] = columns.pop(with_interval)
-    header = [k for k in columns if k not in missing]
-    rows = [[columns[k][i] for k in header] for i in range(len(checks))]
+        header[2] = "value"
     out = [h.table(header, rows, caption="The checks: each risk beside its threshold, baselines and interval",
                    row_classes=classes)]
     if missing and checks:
         out.append(h.paragraph(f"Not in this report (the audit that made it measured none): {', '.join(missing)}.",
                                class_="muted"))
+    verdict = report.get("verdict")
+    if isinstance(verdict, str) and verdict:
+        out.append(h.paragraph(h.tag("strong", "In one line: "), verdict, class_="muted"))
     return out
 
 
@@ -361,7 +366,7 @@ def _risk_figure(report: Mapping[str, Any]) -> list[h.Html]:
     ax.set_yticklabels([f"{c['name']} ({_WORDS.get(c.get('status', ''), '')})" for c in checks], fontsize=8)
     ax.invert_yaxis()
     ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
-    ax.set_xlabel("share (records, chunks; the semantic margin in accuracy)")
+    ax.set_xlabel("share (of records, record chunks or terms, as each check measures)")
     ax.grid(True, axis="x", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()

@@ -15,7 +15,7 @@ import pytest
 from browser import chromium_missing, load_page
 
 from attacks import audit
-from attacks.report_html import render_audit_html
+from attacks.report_html import COUNT_CHECKS, render_audit_html
 from corpora import load_dataset
 from corpora.common.receipt import make_receipt
 
@@ -98,10 +98,17 @@ def test_audit_report_renders_offline_with_its_verdict_and_tables(audit_page):
     assert banner is not None and banner.group(2) == word
     cells = _cells(load.dom)
     header, *checks = cells.table("The checks")
-    assert header[:4] == ["check", "result", "value", "threshold"] and len(checks) == len(report["checks"])
+    assert header[:2] == ["check", "result"] and header[2].startswith("value") and header[3] == "threshold"
+    assert len(checks) == len(report["checks"])
     words = {"pass": "PASS", "fail": "FAIL", "skipped": "NOT CHECKED", "info": "INFO"}
     for row, check in zip(checks, report["checks"], strict=True):
         assert row[0].startswith(check["name"]) and row[1] == words[check["status"]]
+        if check["value"] is not None and check["name"] not in COUNT_CHECKS:  # each risk, its interval, baselines
+            interval = check.get("interval")
+            assert row[2] == f"{check['value']:.2%}" + (f" [{interval[0]:.2%}, {interval[1]:.2%}]" if interval
+                                                          else "")
+            for baseline in check.get("baselines") or []:
+                assert baseline["name"] in row[header.index("baselines [interval]")]
     assert any(rows[0][:2] == ["attacker", "knowledge"] and len(rows) == len(report["attackers"]) + 1
                for _, rows in cells.tables)
     for entry in report["receipt"]["inputs"]:

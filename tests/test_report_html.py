@@ -60,9 +60,18 @@ def test_audit_page_is_self_contained_and_shows_every_check(fig2_report):
         assert f"<td>{attacker['attacker']}</td>" in page
     for line in fig2_report["recommendations"]:
         assert stdhtml.escape(line) in page
-    assert ("Not in this report (the audit that made it measured none): intervals, baselines [interval], "
-            "attack − baseline [interval].") in page
-    assert '<th scope="col">value</th>' in page
+    # a column is there when a check fills it, else a line says it was not measured (the audit of main has none;
+    # the threat-model audit fills them)
+    checks = fig2_report["checks"]
+    expected = ["check", "result", "value [95% interval]" if any(c.get("interval") for c in checks) else "value",
+                "threshold"]
+    missing = [] if any(c.get("interval") for c in checks) else ["intervals"]
+    for key, column in (("baselines", "baselines [interval]"), ("paired", "attack − baseline [interval]")):
+        (expected if any(c.get(key) for c in checks) else missing).append(column)
+    header = re.search(r"<thead>.*?</thead>", page[page.index("<caption>The checks"):], re.S).group(0)
+    assert re.findall(r'<th scope="col">([^<]*)</th>', header) == expected
+    note = "Not in this report (the audit that made it measured none): "
+    assert (note + ", ".join(missing) + ".") in page if missing else note not in page
     # the first screen comes first: banner, threat model, what was attacked, checks, what to change
     order = [page.index(s) for s in ('class="banner', "Against which attacker", "What was attacked",
                                      "<caption>The checks", '<h2 id="change">What to change</h2>')]
@@ -70,13 +79,16 @@ def test_audit_page_is_self_contained_and_shows_every_check(fig2_report):
     banner = page[page.index('class="banner'):page.index("</div>", page.index('class="banner'))]
     assert not fig2_report["passed"]  # Figure 2b has cover problems: the banner says what to change
     assert "<strong>What to change: </strong>Publish a safe release instead (PEM 33.33%)" in banner
+    assert f"<strong>In one line: </strong>{stdhtml.escape(fig2_report['verdict'])}" in page
 
 
 def test_pem_value_and_threshold_in_percent(fig2_report):
     page = render_audit_html(fig2_report)
     pem = next(c for c in fig2_report["checks"] if c["name"] == "PEM")
     row = re.search(r"<tr[^>]*><td><div>PEM</div>.*?</tr>", page, re.S).group(0)
-    assert f'<td><span class="nowrap">{pem["value"]:.2%}</span></td>' in row
+    shown = f"{pem['value']:.2%}" + (f" [{pem['interval'][0]:.2%}, {pem['interval'][1]:.2%}]"
+                                     if pem.get("interval") else "")
+    assert f'<td><span class="nowrap">{shown}</span></td>' in row
     assert f'<td><span class="nowrap">max {pem["threshold"]:.2%}</span></td>' in row
 
 
