@@ -22,7 +22,7 @@ from attacks.audit_baselines import (
     random_placement_per_cluster,
     wilson_interval,
 )
-from attacks.cover.knowledge import cover_pair_itemsets
+from attacks.cover.knowledge import cover_pair_itemsets, make_knowledge
 from corpora import load_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -192,3 +192,24 @@ def test_html_of_a_bad_output_path_is_refused_before_any_work(tmp_path):
     done = run_tool("attacks", ["audit", str(EXAMPLES / "fig1.json"), "--html", str(tmp_path / "no" / "r.html")],
                     cwd=tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "does not exist" in done.stderr
+
+
+# ---------------------------------------------------------------------------------------------- properties
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(2, 4), records=st.integers(20, 80))
+def test_on_a_disassociated_release_the_frequency_only_attacker_breaches_no_one(seed, k, records):
+    """k^m-anonymity (Guarantee 1) leaves the frequency-only attacker nothing for known itemsets of at most m
+    terms; the attacker's share and its Wilson interval stay in [0, 1] around it."""
+    ds = load_dataset(f"synthetic:records={records},domain=15,avg_length=4,seed={seed}")
+    release, truth = disassociate(ds, k=k, m=2, max_cluster_size=3 * k, seed=seed)
+    for attacker in ("strong-per-record", "moderate"):
+        knowledge = make_knowledge(release, attacker, seed, truth=truth, original=ds)
+        assert frequency_only_per_cluster(release, knowledge.itemsets).sum() == 0
+    assert frequency_only_per_cluster(release, cover_pair_itemsets(release)).sum() == 0
+    report = audit(release, truth=truth, original=ds, semantic=False)
+    for check in report.checks:
+        if check.name.endswith("attacker"):
+            lo, hi = check.interval
+            assert 0.0 <= lo <= check.value <= hi <= 1.0
+            assert check.baselines[0].name == "frequency-only" and check.baselines[0].value == 0.0
+            assert check.baselines[0].difference == pytest.approx(check.value)
