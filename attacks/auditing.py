@@ -48,6 +48,8 @@ import os
 import time
 from typing import Any
 
+from tqdm import tqdm
+
 from anonymizer.evaluation.consistency import check_original, check_truth
 from anonymizer.model.release import Release, Truth
 from attacks.api import as_release, as_truth
@@ -151,7 +153,11 @@ def audit(
     if original is not None:
         check_original(rel, original, label="--original")
     before_rel = as_release(before) if before is not None else None
+    # a bar on a terminal only (disable=None): the verifier, each attacker, the semantic attack, the utility
+    bar = tqdm(total=3 + len(tm.attackers), desc="audit", unit="check", disable=None, leave=False)
+    bar.set_postfix_str("Guarantee 1")
     g1 = verify(path if path is not None else rel)
+    bar.update()
     # an unproven component fails the check too; its detail (the summary) says "unproven", not "violation"
     checks = [AuditCheck("Guarantee 1", "pass" if g1.ok else "fail", float(len(g1.violations) + len(g1.unproven)),
                          0.0, g1.summary(), reference=_REFERENCES["Guarantee 1"])]
@@ -163,7 +169,7 @@ def audit(
                                                     else ""), reference=_REFERENCES["identifiers"]))
     knowledge_from = _knowledge_from(tm, tru, original)
     skipped: list[dict[str, str]] = []
-    attackers, cover, attacker_checks = _attackers(rel, tm, tru, original, seed)
+    attackers, cover, attacker_checks = _attackers(rel, tm, tru, original, seed, bar)
     flagged = set(screen.terms)
 
     def shown(terms: Any) -> str:  # a term that looks like an identifier is masked wherever the report names it
@@ -185,12 +191,17 @@ def audit(
         f"of {cover.clusters} clusters ({cover.pem_cluster:.2%}); a property of the release, no attacker baseline",
         interval=wilson_interval(cover.vulnerable_chunks, cover.record_chunks), reference=_REFERENCES["PEM"]))
     checks += attacker_checks
+    bar.set_postfix_str("semantic attack")
     sem = semantic_check(rel, tru, original, tm, seed, semantic)
+    bar.update()
     checks.append(_semantic_line(sem, tm.max_semantic_gain))
     parameters = _parameters_line(rel, tm)
     if parameters is not None:
         checks.append(parameters)
+    bar.set_postfix_str("utility")
     utility, utility_skipped = utility_section(rel, original, before_rel, seed)
+    bar.update()
+    bar.close()
     skipped += [{"check": c.name, "reason": _reason(c.detail)} for c in checks if c.status == "skipped"]
     skipped += utility_skipped
     report = AuditReport(
@@ -229,8 +240,8 @@ def _records_source(tm: ThreatModel, truth: Truth | None, original: TransactionD
     return "release"
 
 
-def _attackers(rel: Release, tm: ThreatModel, tru: Truth | None, original: TransactionDataset | None, seed: int
-               ) -> tuple[list[dict[str, Any]], CoverReport, list[AuditCheck]]:
+def _attackers(rel: Release, tm: ThreatModel, tru: Truth | None, original: TransactionDataset | None, seed: int,
+               bar: Any) -> tuple[list[dict[str, Any]], CoverReport, list[AuditCheck]]:
     """Run every declared attacker: the attackers' table, the first cover report (PEM) and one check each."""
     source = _records_source(tm, tru, original)
     give_truth = tru if source == "truth" else None
@@ -242,6 +253,8 @@ def _attackers(rel: Release, tm: ThreatModel, tru: Truth | None, original: Trans
     cover: CoverReport | None = None
     for number, spec in enumerate(tm.attackers):
         label = f"{spec.name} attacker"
+        bar.set_postfix_str(label)
+        bar.update()
         if source is None and spec.name in PER_TARGET:
             missing = "truth file (--truth)" if tm.knowledge == "truth" else "original (--original)"
             reason = (f"the threat model says this attacker knows the {tm.knowledge} records (knowledge: "
