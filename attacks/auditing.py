@@ -44,6 +44,7 @@ thresholds are what they are: docs/audit.md. The report is an :class:`attacks.au
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from typing import Any
@@ -106,8 +107,6 @@ def _threat_model(threat_model: ThreatModel | str | os.PathLike[str] | None, max
     for label, value in given.items():
         if value is not None and not 0.0 <= value <= 1.0:
             raise InputError(f"{label} must be a share between 0 and 1, got {value}")
-    import dataclasses
-
     return dataclasses.replace(tm, **given) if given else tm
 
 
