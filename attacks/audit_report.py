@@ -132,10 +132,10 @@ class AuditReport:
             out[name] = value
         out["passed"] = self.passed
         out["verdict"] = self.verdict()
-        return out
+        return _finite(out)
 
     def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, allow_nan=False)
 
     def to_frame(self) -> Any:
         """One row per check (name, status, value, interval, threshold, detail, ...), a pandas DataFrame."""
@@ -152,10 +152,21 @@ class AuditReport:
         return report_markdown(self)
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by None (valid JSON, what the HTML page expects)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 def _plain_semantic(sem: dict[str, Any]) -> dict[str, Any]:
     out = dict(sem)
     if "baselines" in out:
         out["baselines"] = [b.to_dict() for b in out["baselines"]]
     if "paired" in out:
         out["paired"] = None if out["paired"] is None else out["paired"].to_dict()
-    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in out.items()}
+    return out

@@ -213,3 +213,13 @@ def test_on_a_disassociated_release_the_frequency_only_attacker_breaches_no_one(
             assert 0.0 <= lo <= check.value <= hi <= 1.0
             assert check.baselines[0].name == "frequency-only" and check.baselines[0].value == 0.0
             assert check.baselines[0].difference == pytest.approx(check.value)
+
+
+def test_the_report_is_strict_json_even_where_a_number_is_undefined():
+    from attacks.audit_report import _finite
+
+    assert _finite({"a": [float("nan"), 1.0, (float("inf"), 2)], "b": {"c": float("nan")}}) == \
+        {"a": [None, 1.0, [None, 2]], "b": {"c": None}}
+    report = audit(awad_fig1(), semantic=False)
+    report.semantic["accuracy_ci"] = [float("nan"), float("nan")]  # as a bootstrap of nothing gives
+    assert json.loads(report.to_json())["semantic"]["accuracy_ci"] == [None, None]
