@@ -41,7 +41,8 @@ DESCRIPTION = ("Information loss of a release: tKd, tKd-a, re, re-a, tlost, tKd-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``python -m anonymizer utility``."""
-    parser.add_argument("input", help="the original dataset: a file or a registered dataset name")
+    parser.add_argument("input", nargs="?", default=None,
+                        help="the original dataset: a file or a registered dataset name (none with --sql/--db)")
     parser.add_argument("release", help="release file (JSON or parquet)")
     parser.add_argument("--format", choices=FORMATS, default=None, help="format of INPUT (default: by extension)")
     add_reading_options(parser, what="INPUT")

@@ -78,7 +78,14 @@ def add_arguments(p: ArgumentParser) -> None:
 
 
 def original_source(args: argparse.Namespace) -> str:
-    """``--original`` and the options it was read with, shell-quoted: how a recommended command reads it again."""
+    """``--original`` and the options it was read with, shell-quoted: how a recommended command reads it again.
+
+    An original read with ``--sql QUERY --db URL`` is read again the same way, the URL without its password
+    (the command then takes it from ``PGPASSWORD`` or ``~/.pgpass``): a printed command never carries one."""
+    if getattr(args, "sql", None) is not None:
+        from corpora.io.sql_url import parse_db_url
+
+        return shlex.join(["--sql", args.sql, "--db", parse_db_url(args.db).without_password])
     words = [args.original]
     if args.format is not None:
         words += ["--format", args.format]
@@ -97,14 +104,14 @@ def run(args: argparse.Namespace) -> int:
     check_output_paths({"report": args.output},
                        {"release": args.release, "--truth": args.truth, "--original": args.original})
     original = None
-    if args.original:
+    if args.original or args.sql:
         from corpora.registry import load_dataset
 
         original = load_dataset(args.original, format=args.format, **reading_options(args))
     report = audit(args.release, original=original, truth=args.truth, max_pem=args.max_pem,
                    max_vulnerable=args.max_vulnerable, max_semantic_gain=args.max_semantic_gain,
                    allow_identifiers=args.allow_identifiers, seed=args.seed, semantic=not args.no_semantic,
-                   original_source=original_source(args) if args.original else None)
+                   original_source=original_source(args) if original is not None else None)
     as_json = args.json or (args.output is not None and not args.markdown and args.output.lower().endswith(".json"))
     text = report.to_json(indent=2) + "\n" if as_json else report.to_markdown()
     verdict = report.verdict()
