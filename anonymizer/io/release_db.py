@@ -92,38 +92,26 @@ def check_release_tables(db: str, table: str) -> None:
                          "(a release is never written over another)")
 
 
+def _chunk_rows(owners: Iterable[tuple[str, list[Any]]]) -> Iterator[tuple[Any, ...]]:
+    """(owner, chunk, subrecord, term) rows of record or shared chunks, in published order."""
+    for owner, chunks in owners:
+        for j, chunk in enumerate(chunks):
+            for s, sub in enumerate(chunk):
+                for term in sub:
+                    yield owner, j, s, term
+
+
 def _rows(release: Release) -> dict[str, Iterator[tuple[Any, ...]]]:
-    def clusters() -> Iterator[tuple[Any, ...]]:
-        for i, c in enumerate(release.clusters):
-            yield c.id, i, c.size
-
-    def record_chunks() -> Iterator[tuple[Any, ...]]:
-        for c in release.clusters:
-            for j, chunk in enumerate(c.record_chunks):
-                for s, sub in enumerate(chunk):
-                    for term in sub:
-                        yield c.id, j, s, term
-
-    def term_chunks() -> Iterator[tuple[Any, ...]]:
-        for c in release.clusters:
-            for i, term in enumerate(c.term_chunk):
-                yield c.id, i, term
-
-    def joints() -> Iterator[tuple[Any, ...]]:
-        for i, joint in enumerate(release.joint_clusters):
-            for p, child in enumerate(joint.children):
-                yield joint.id, i, child, p
-
-    def shared() -> Iterator[tuple[Any, ...]]:
-        for joint in release.joint_clusters:
-            for j, chunk in enumerate(joint.shared_chunks):
-                for s, sub in enumerate(chunk):
-                    for term in sub:
-                        yield joint.id, j, s, term
-
+    clusters, joints = release.clusters, release.joint_clusters
     params = json.dumps(dict(release.params), ensure_ascii=False)
-    return {"release": iter([(RELEASE_FORMAT, params)]), "clusters": clusters(), "record_chunks": record_chunks(),
-            "term_chunks": term_chunks(), "joint_clusters": joints(), "shared_chunks": shared()}
+    return {
+        "release": iter([(RELEASE_FORMAT, params)]),
+        "clusters": ((c.id, i, c.size) for i, c in enumerate(clusters)),
+        "record_chunks": _chunk_rows((c.id, c.record_chunks) for c in clusters),
+        "term_chunks": ((c.id, i, term) for c in clusters for i, term in enumerate(c.term_chunk)),
+        "joint_clusters": ((j.id, i, child, p) for i, j in enumerate(joints) for p, child in enumerate(j.children)),
+        "shared_chunks": _chunk_rows((j.id, j.shared_chunks) for j in joints),
+    }
 
 
 def _batches(rows: Iterator[tuple[Any, ...]]) -> Iterator[list[tuple[Any, ...]]]:
@@ -233,7 +221,8 @@ def read_release_db(db: str, table: str) -> Release:
     with connect(url, read_only=True) as connection, database_errors(url, "reading the release tables"):
         head = _select(connection, url, names["release"], "release", "format")
         clusters = _select(connection, url, names["clusters"], "clusters", "position")
-        records = _chunks(_select(connection, url, names["record_chunks"], "record_chunks", "cluster, chunk, subrecord"))
+        records = _chunks(_select(connection, url, names["record_chunks"], "record_chunks",
+                                  "cluster, chunk, subrecord"))
         terms = _select(connection, url, names["term_chunks"], "term_chunks", "cluster, position")
         joints = _select(connection, url, names["joint_clusters"], "joint_clusters", "position, child_position")
         shared = _chunks(_select(connection, url, names["shared_chunks"], "shared_chunks", "joint, chunk, subrecord"))
@@ -246,8 +235,8 @@ def read_release_db(db: str, table: str) -> Release:
     for joint, _, child, _ in joints:
         children.setdefault(joint, []).append(child)
     obj = {"format": head[0][0], "params": json.loads(head[0][1]),
-           "clusters": [{"id": c, "size": size, "record_chunks": records.get(c, []), "term_chunk": term_chunks.get(c, [])}
-                        for c, _, size in clusters],
+           "clusters": [{"id": c, "size": size, "record_chunks": records.get(c, []),
+                         "term_chunk": term_chunks.get(c, [])} for c, _, size in clusters],
            "joint_clusters": [{"id": j, "children": kids, "shared_chunks": shared.get(j, [])}
                               for j, kids in children.items()]}
     return Release.from_dict(obj, url.shown)

@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     check_output_paths({"report": args.output},
                        {"release": args.release, "--truth": args.truth, "--original": args.original})
     original = None
-    if args.original or args.sql:
+    if args.original or args.sql or args.db:
         from corpora.registry import load_dataset
 
         original = load_dataset(args.original, format=args.format, **reading_options(args))
