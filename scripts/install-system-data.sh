@@ -5,6 +5,8 @@
 #   weka:         only its example files: Reuters-21578 texts (text source `reuters`) and the
 #                 supermarket basket data. The package is downloaded and unpacked with dpkg-deb, so
 #                 no Java is installed; the examples are copied to /usr/share/doc/weka/examples.
+#   postgresql:   the server binaries (initdb, pg_ctl) that tests/pg_server.py starts a private server with
+#                 for the --sql/--to-db tests (no cluster is created or started here; without it they skip).
 set -u
 WEKA_EXAMPLES=/usr/share/doc/weka/examples
 can_apt() { command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; }
@@ -28,5 +30,13 @@ if [ ! -f "$WEKA_EXAMPLES/ReutersGrain-test.arff" ]; then
     echo "note: Debian's weka examples are not installed; the text source 'reuters' is absent and pooled corpora go without it"
   fi
   rm -rf "$tmp"
+fi
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+  if can_apt && (apt_update && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        postgresql) >/dev/null 2>&1; then
+    :
+  else
+    echo "note: Debian's postgresql is not installed; the PostgreSQL tests of --sql/--to-db skip"
+  fi
 fi
 exit 0
