@@ -200,7 +200,10 @@ OPTIONS = [
     (["--sql", QUERY, "--db", "."], "is a directory"),
     (["--sql", QUERY, "--db", "mysql://ann:pa55word@host/shop"], "unknown database 'mysql'"),
     (["--sql", QUERY, "--db", "sqlite:///:memory:"], "a SQLite URL is"),
-    (["--sql", QUERY, "--db", "shop.db", "--executor", "dask"], "does not go with --executor dask"),
+    (["--sql", QUERY, "--db", "shop.db", "--executor", "dask"], "do not go with --executor dask"),
+    (["--db", "shop.db", "--executor", "dask"], "do not go with --executor dask"),
+    (["--executor", "dask"], "--executor dask reads a file: give INPUT"),
+    (["--method", "apriori"], "no dataset: give INPUT"),
     ([], "no dataset: give INPUT"),
 ]
 
@@ -301,6 +304,18 @@ def test_urls_and_masking():
     assert "pa55" not in repr(url)
     assert url.scrub("auth failed for pa55@rd\nDETAIL: other") == "auth failed for ***"
     assert parse_db_url("postgres://h/db").dialect == "postgresql"
+    odd = parse_db_url("postgresql://[::1:pa55word@x/db")  # urlsplit refuses it; the masking still holds
+    assert "pa55word" not in odd.shown and odd.dialect == "postgresql"
+
+
+@pytest.mark.parametrize("url", ["postgresql://ann:pa55word@localhost:notaport/db",
+                                 "postgresql://ann:pa55word@/db?host=/nonexistent&bogus=1",
+                                 "postgresql://ann:pa5%73word@/db?host=/nonexistent",
+                                 "postgresql://[::1:pa55word@x/db",
+                                 "postgresql:///db?password=pa55word&host=/nonexistent"])
+def test_malformed_or_unreachable_postgresql_urls_never_print_the_password(tmp_path, url):
+    done = run_tool("corpora", ["stats", "--sql", "SELECT 1, 2", "--db", url], cwd=tmp_path)
+    assert "cannot connect" in refused(done, "pa55word", "pa5%73word")
 
 
 # ---------------------------------------------------------------------------------------- property

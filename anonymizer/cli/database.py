@@ -34,9 +34,12 @@ def add_database_arguments(p: argparse.ArgumentParser) -> None:
 def check_database_options(args: argparse.Namespace) -> None:
     """One line, before any work, for database options that do not go together (or a database that cannot take
     the tables: unreachable, or the tables exist)."""
-    if getattr(args, "sql", None) is not None and args.executor == "dask":
-        raise InputError("--sql reads the rows in this process; it does not go with --executor dask (use "
-                         "--split-depth D for bounded memory)")
+    if args.executor == "dask":
+        if getattr(args, "sql", None) is not None or getattr(args, "db", None) is not None:
+            raise InputError("--sql/--db read the rows in this process; they do not go with --executor dask (use "
+                             "--split-depth D for bounded memory)")
+        if args.input is None:
+            raise InputError("--executor dask reads a file: give INPUT")
     if args.to_db is None and args.table is None:
         return
     if args.to_db is None or args.table is None:

@@ -108,8 +108,8 @@ def parse_db_url(url: str) -> DatabaseURL:
         return DatabaseURL("sqlite", unquote(rest[1:]), url)
     if name in ("postgresql", "postgres"):
         secrets = []
-        parts = urlsplit(url)
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError):  # a URL urlsplit cannot read: libpq says what is wrong with it
+            parts = urlsplit(url)
             if parts.password:
                 secrets += [parts.password, unquote(parts.password)]
         for found in _PASSWORD_PARAM.finditer(url):
