@@ -159,10 +159,12 @@ class _Grouping:
         if len(codes) and codes.min() < 0:
             raise self._row_error(int(np.flatnonzero(codes < 0)[0]), f"the {role} is NULL")
         mapping = np.empty(len(uniques), dtype=np.int32)
-        setdefault = table.setdefault
+        get, setdefault = table.get, table.setdefault
         for j, value in enumerate(uniques.tolist()):
-            text = self._text(value, role, codes, j)
-            mapping[j] = setdefault(text, len(table))
+            code = get(value) if type(value) is str else None  # seen in an earlier chunk: already checked
+            if code is None:
+                code = setdefault(self._text(value, role, codes, j), len(table))
+            mapping[j] = code
         return mapping[codes]
 
     def _text(self, value: Any, role: str, codes: np.ndarray, j: int) -> str:
