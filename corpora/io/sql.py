@@ -21,6 +21,7 @@ item, never by a Python tuple per row. The URL and its credentials are :mod:`cor
 from __future__ import annotations
 
 import contextlib
+import operator
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -50,6 +51,7 @@ SQL_FORMAT = "sql"
 """The ``format`` a dataset read from a database records in its metadata."""
 
 _CURSOR_NAME = "corpora_read_sql"
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def check_sql_options(sql: str | None, db: str | None, source: object = None, **file_options: Any) -> None:
@@ -145,12 +147,12 @@ class _Grouping:
     def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
         if self.rows + len(rows) > MAX_ROWS:
             raise InputError(f"{self.db.shown}: the query returns more than {MAX_ROWS:,} rows")
-        users, items = zip(*rows, strict=True)
+        users, items = list(map(_FIRST, rows)), list(map(_SECOND, rows))
         self.records.append(self._codes(users, self.users, "user"))
         self.item_ids.append(self._codes(items, self.items, "item"))
         self.rows += len(rows)
 
-    def _codes(self, values: tuple[Any, ...], table: dict[str, int], role: str) -> np.ndarray:
+    def _codes(self, values: list[Any], table: dict[str, int], role: str) -> np.ndarray:
         try:
             codes, uniques = pd.factorize(np.fromiter(values, dtype=object, count=len(values)), sort=False)
         except TypeError:
