@@ -26,9 +26,10 @@ from corpora.io.sql import sql_rows
 pytestmark = pytest.mark.subprocess  # the fixture starts a PostgreSQL server (initdb, pg_ctl)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def shop(pg_server, tmp_path_factory):  # noqa: F811
-    """A database ``shop`` with the owner's orders, the same rows as a long CSV in a folder."""
+    """A database ``shop`` with the owner's orders, the same rows as a long CSV in a folder (once per server:
+    the suite's ordering may leave this module and come back to it)."""
     import psycopg
 
     url = pg_server.createdb("shop")
