@@ -6,6 +6,8 @@
 #                 supermarket basket data. The package is downloaded and unpacked with dpkg-deb, so
 #                 no Java is installed; the examples are copied to /usr/share/doc/weka/examples.
 #   chromium:     the browser tests/test_report_browser.py loads the HTML reports in (headless, offline).
+#   postgresql:   the server binaries (initdb, pg_ctl) that tests/pg_server.py starts a private server with
+#                 for the --sql/--to-db tests (no cluster is created or started here; without it they skip).
 set -u
 WEKA_EXAMPLES=/usr/share/doc/weka/examples
 can_apt() { command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; }
@@ -36,6 +38,15 @@ if [ ! -x /usr/bin/chromium ]; then
     :
   else
     echo "note: Debian's chromium is not installed; tests/test_report_browser.py is skipped (the HTML reports are not checked in a browser)"
+  fi
+fi
+
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+  if can_apt && (apt_update && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        postgresql) >/dev/null 2>&1; then
+    :
+  else
+    echo "note: Debian's postgresql is not installed; the PostgreSQL tests of --sql/--to-db skip"
   fi
 fi
 exit 0

@@ -34,6 +34,7 @@ from pathlib import Path
 from anonymizer.cli import run_command
 from anonymizer.cli.baselines import run_baseline
 from anonymizer.cli.common import load_input_dataset
+from anonymizer.cli.database import add_database_arguments, check_database_options, database_output
 from anonymizer.disassociation.distributed import (
     DEFAULT_SPLIT_DEPTH,
     check_dask_input,
@@ -97,7 +98,8 @@ _ONLY = {
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``python -m anonymizer [anonymize] INPUT ...``."""
-    p.add_argument("input", metavar="INPUT", help="dataset file (spmf/kdd/basket/jsonl) or registry name")
+    p.add_argument("input", metavar="INPUT", nargs="?", default=None,
+                   help="dataset file (spmf/kdd/basket/jsonl/long/parquet) or registry name; or none with --sql/--db")
     p.add_argument("--method", choices=METHODS, default="disassociation",
                    help="disassociation (Terrovitis2012, default); apriori (k^m-anonymity by generalization, "
                         "Terrovitis et al. 2008); diffpart (differential privacy, Chen et al. 2011)")
@@ -170,6 +172,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--truth", default=None,
                    help="truth file to write (JSON, or parquet if the name ends in .parquet; never publish it); "
                         "diffpart: the owner file with the seed (JSON)")
+    add_database_arguments(p)
 
 
 def summarize(dataset: TransactionDataset, release: Release, truth: Truth) -> dict[str, float | int]:
@@ -229,6 +232,7 @@ def _refuse_parquet(args: argparse.Namespace, why: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Anonymize with parsed arguments (disassociation, or the Apriori / DiffPart baselines)."""
     _check_method_options(args)
+    check_database_options(args)
     if args.method != "disassociation" and args.executor != "local":
         raise InputError(f"--executor {args.executor} belongs to --method disassociation")
     if args.method != "disassociation":
@@ -261,7 +265,8 @@ def run(args: argparse.Namespace) -> int:
     load_seconds = loaded - start
     figures = summarize(dataset, release, truth)
     writing = time.perf_counter()
-    _write(release, truth if args.truth else None, args.output, args.truth)
+    with database_output(args, release):  # --to-db: the tables committed once the files are in place
+        _write(release, truth if args.truth else None, args.output, args.truth)
     _print_run(args, params, dataset.name or args.input, len(dataset), figures, steps.records_suppressed,
                steps.records_moved, safe_line,
                f"loading {load_seconds:.2f}, disassociation {seconds:.2f} ({_phases(steps.steps())}), "

@@ -41,8 +41,13 @@ DESCRIPTION = ("Information loss of a release: tKd, tKd-a, re, re-a, tlost, tKd-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``python -m anonymizer utility``."""
-    parser.add_argument("input", help="the original dataset: a file or a registered dataset name")
+    parser.add_argument("input", nargs="?", default=None,
+                        help="the original dataset: a file or a registered dataset name (none with --sql/--db)")
     parser.add_argument("release", help="release file (JSON or parquet)")
+    # INPUT may be left out (--sql QUERY --db URL), and options may still stand between INPUT and RELEASE:
+    # argparse before Python 3.12 gives an optional positional its empty match at the first positional unless
+    # the options are parsed first
+    parser.parse_args = parser.parse_intermixed_args  # type: ignore[method-assign]
     parser.add_argument("--format", choices=FORMATS, default=None, help="format of INPUT (default: by extension)")
     add_reading_options(parser, what="INPUT")
     parser.add_argument("--reconstructions", type=int_option("--reconstructions", 1, MAX_RECONSTRUCTIONS), default=1,

@@ -140,7 +140,14 @@ def add_arguments(p: ArgumentParser) -> None:
 
 
 def original_source(args: argparse.Namespace) -> str:
-    """``--original`` and the options it was read with, shell-quoted: how a recommended command reads it again."""
+    """``--original`` and the options it was read with, shell-quoted: how a recommended command reads it again.
+
+    An original read with ``--sql QUERY --db URL`` is read again the same way, the URL without its password
+    (the command then takes it from ``PGPASSWORD`` or ``~/.pgpass``): a printed command never carries one."""
+    if getattr(args, "sql", None) is not None:
+        from corpora.io.sql_url import parse_db_url
+
+        return shlex.join(["--sql", args.sql, "--db", parse_db_url(args.db).without_password])
     words = [args.original]
     if args.format is not None:
         words += ["--format", args.format]
@@ -163,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     tm = ThreatModel.from_yaml(args.threat_model) if args.threat_model else ThreatModel()
     tm = tm.with_options(args)
     original = None
-    if args.original:
+    if args.original or args.sql or args.db:
         from corpora.registry import load_dataset
 
         original = load_dataset(args.original, format=args.format, **reading_options(args))
@@ -171,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
               "truth": args.truth, "threat model": args.threat_model, "before": args.before}
     report = audit(args.release, original=original, truth=args.truth, threat_model=tm,
                    allow_identifiers=args.allow_identifiers, seed=args.seed,
-                   original_source=original_source(args) if args.original else None, before=args.before)
+                   original_source=original_source(args) if original is not None else None, before=args.before)
     command = getattr(args, "command_line", None) or ["python", "-m", "attacks", "audit", args.release]
     report.receipt = make_receipt(inputs, command, extra={"attack_seed": args.seed}).to_dict()
     as_json = args.json is True or (args.output is not None and not args.markdown

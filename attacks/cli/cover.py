@@ -103,14 +103,14 @@ def run(args: argparse.Namespace) -> int:
     release = load_release(args.release)
     flat = flatten(release)  # one index for the attacker's knowledge and the detector
     if args.knowledge:
-        if args.truth or args.original:
-            raise InputError("--knowledge replaces the simulated attacker: drop --truth/--original")
+        if args.truth or args.original or args.sql or args.db:
+            raise InputError("--knowledge replaces the simulated attacker: drop --truth/--original/--sql")
         knowledge = load_knowledge(args.knowledge)
         knowledge.attacker = args.attacker
     else:
         truth = load_truth(args.truth) if args.truth else None
         original = None
-        if args.original:
+        if args.original or args.sql or args.db:
             from corpora.registry import load_dataset
 
             original = load_dataset(args.original, format=args.format, **reading_options(args))

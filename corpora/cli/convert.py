@@ -21,7 +21,8 @@ DESCRIPTION = HELP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", metavar="INPUT", help="a dataset file, a dataset name or a synthetic: spec")
+    parser.add_argument("source", metavar="INPUT", nargs="?", default=None,
+                        help="a dataset file, a dataset name or a synthetic: spec (none with --sql/--db)")
     parser.add_argument("-o", "--output", required=True,
                         help="output file (its extension gives the format unless --to)")
     add_source_options(parser)

@@ -1,8 +1,10 @@
 """The command-line options that say how to read a dataset file, shared by every command that reads one.
 
 ``--delimiter``, ``--header/--no-header``, ``--user-column`` and ``--item-column`` (``--format``
-is added by each command beside them). :func:`reading_options` turns the parsed arguments into the
-keyword arguments of :func:`corpora.registry.load_dataset`.
+is added by each command beside them), and ``--sql QUERY --db URL``, which read the dataset from a
+database instead of a file (:mod:`corpora.io.sql`: the query's first column groups the rows into
+records and never reaches an output, the second holds the items). :func:`reading_options` turns the
+parsed arguments into the keyword arguments of :func:`corpora.registry.load_dataset`.
 """
 
 from __future__ import annotations
@@ -29,9 +31,19 @@ def add_reading_options(parser: argparse.ArgumentParser, prefix: str = "", what:
     parser.add_argument(f"--{prefix}item-column", dest=f"{dest}item_column", metavar="C", default=None,
                         help=f"long/parquet: the column (name or 0-based index) of {what}'s items (default 1 for "
                              "long; parquet: its one list column)")
+    parser.add_argument(f"--{prefix}sql", dest=f"{dest}sql", metavar="QUERY", default=None,
+                        help=f"read {what} from a database instead (with --{prefix}db): a query returning two "
+                             "columns, the user (groups the rows into records; never reaches an output), then the "
+                             "item; read only, in chunks (add ORDER BY for a reproducible record order)")
+    parser.add_argument(f"--{prefix}db", dest=f"{dest}db", metavar="URL", default=None,
+                        help="the database of --sql: a SQLite file or sqlite:///PATH, or postgresql://USER@HOST/DB "
+                             "(password from the URL, PGPASSWORD or ~/.pgpass; never printed)")
 
 
 def reading_options(args: argparse.Namespace, prefix: str = "") -> dict[str, Any]:
-    """``delimiter``, ``header``, ``user_column`` and ``item_column`` from parsed arguments."""
+    """``delimiter``, ``header``, ``user_column`` and ``item_column`` from parsed arguments, and ``sql`` and
+    ``db`` when either was given (:func:`corpora.registry.load_dataset` checks them together)."""
     dest = prefix.replace("-", "_")
-    return {key: getattr(args, f"{dest}{key}") for key in ("delimiter", "header", "user_column", "item_column")}
+    options = {key: getattr(args, f"{dest}{key}") for key in ("delimiter", "header", "user_column", "item_column")}
+    database = {key: getattr(args, f"{dest}{key}", None) for key in ("sql", "db")}
+    return {**options, **database} if any(value is not None for value in database.values()) else options

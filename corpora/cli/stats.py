@@ -20,7 +20,8 @@ DESCRIPTION = HELP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", metavar="FILE_OR_NAME", help="a dataset file, a dataset name or a synthetic: spec")
+    parser.add_argument("source", metavar="FILE_OR_NAME", nargs="?", default=None,
+                        help="a dataset file, a dataset name or a synthetic: spec (none with --sql/--db)")
     add_source_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"avg length:       {stats['avg_length']:.3f}")
     print(f"max length:       {stats['max_length']:,}")
     print(f"density:          {stats['density']:.4f}  (distinct terms / term occurrences)")
-    shaped = SHAPED_STAND_INS.get(args.source.strip().lower())
+    shaped = SHAPED_STAND_INS.get((args.source or "").strip().lower())
     if shaped is not None:
         print(f"paper:            {compare(ds, shaped.like)}")
     return 0
