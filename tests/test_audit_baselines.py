@@ -91,7 +91,8 @@ def test_golden_audit_of_table_4_3_every_risk_beside_its_baselines():
         assert check["interval"] == pytest.approx([0.0, 0.4898908], abs=1e-6)  # Wilson, 0 of 4
         assert _baseline(check, "frequency-only")["value"] == 0.0
         assert _baseline(check, "random placement")["value"] == 0.25  # one cluster of 4 records
-        assert check["paired"] == {"baseline": "random placement", "difference": -0.25, "interval": None}
+        assert _baseline(check, "random placement")["difference"] is None  # a guess and a breach: not one unit
+        assert check["paired"] == {"baseline": "frequency-only", "difference": 0.0, "interval": None}
     sem = _check(report, "semantic attack")
     assert sem["status"] == "pass" and sem["value"] == 0.75 and sem["interval"] == [0.25, 1.0]
     assert sem["gated_on"] == "paired" and sem["threshold"] == 0.0
@@ -117,8 +118,8 @@ def test_golden_audit_of_terrovitis_figure_2_with_paired_intervals_over_clusters
     assert strong["value"] == 0.0 and strong["interval"] == pytest.approx([0.0, 0.2775328], abs=1e-6)
     freq, chance = _baseline(strong, "frequency-only"), _baseline(strong, "random placement")
     assert (freq["value"], freq["difference"], freq["difference_interval"]) == (0.0, 0.0, [0.0, 0.0])
-    assert (chance["value"], chance["difference"]) == (0.2, -0.2)  # 2 clusters of 10 records
-    assert strong["paired"]["interval"] == pytest.approx([-0.2, -0.2])
+    assert (chance["value"], chance["difference"]) == (0.2, None)  # 2 clusters of 10 records; context only
+    assert strong["paired"] == {"baseline": "frequency-only", "difference": 0.0, "interval": [0.0, 0.0]}
     rows = {r["metric"]: r["value"] for r in report["utility"]["rows"]}
     assert rows == pytest.approx({"tkd": 0.4709677, "re": 0.7396825, "tlost": 0.2857143}, abs=1e-6)
 
