@@ -66,6 +66,9 @@ EXPECTED: dict[str, int] = {
     # six users' orders at k=2: PEM 33% > 0, strong and weak attackers 33% > 5% (the ids stay out)
     "python -m attacks audit orders-release.json --original docs/examples/orders.csv --format long "
     "--user-column user_id --item-column item": 1,
+    # Awad2019 Figure 1 against the declared threat model, two attackers: PEM, strong and weak fail
+    "python -m attacks audit docs/examples/fig1.json --truth docs/examples/fig1-truth.json "
+    "--threat-model docs/examples/threat-model.yaml --attackers strong,weak --html audit.html": 1,
     # on the stand-in pool (4 records, one cluster of 2 record chunks) PEM is 50% > --max-pem 0.05;
     # on the real pool.jsonl the same line passes (exit 0)
     "python -m attacks audit pool-release.json --truth pool-truth.json --original pool.jsonl --max-pem 0.05 "
