@@ -41,7 +41,9 @@ import numpy as np
 from anonymizer.disassociation.refine_leaves import (
     Leaves,
     PartitionLike,
+    TableLike,
     int_array,
+    leaves_from_table,
     prepare_leaves,
 )
 from anonymizer.disassociation.shared_chunks import SharedChunk, group_refining_terms
@@ -126,15 +128,25 @@ def _term_ranks(leaves: Leaves, n_terms: int) -> tuple[np.ndarray, bytes]:
     rank = np.empty(n_terms, dtype=np.int64)
     rank[np.lexsort((np.arange(n_terms), -tcs))] = np.arange(n_terms)
     granks = rank[gterm]
-    by_rank = np.lexsort((granks, np.frombuffer(gpart, dtype=np.int64))) if gpart else np.zeros(0, np.int64)
+    # by (leaf, rank): one sort of a combined key (a leaf holds a term once, so the keys are distinct)
+    by_rank = np.argsort(np.frombuffer(gpart, dtype=np.int64) * max(n_terms, 1) + granks) if gpart else \
+        np.zeros(0, np.int64)
     return rank, granks[by_rank].astype(">u4").tobytes()
 
 
-def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike], k: int, m: int) -> RefineState:
-    """Index the simple clusters and give each one its node state (no joint cluster yet)."""
+def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike] | TableLike, k: int,
+                m: int) -> RefineState:
+    """Index the simple clusters and give each one its node state (no joint cluster yet).
+
+    ``partitions`` are VERPART's partitions or its table (read as is when its vocabulary is the dataset's)."""
     voc = dataset.vocabulary
-    leaves = prepare_leaves(dataset, partitions)
-    n_parts = len(partitions)
+    if isinstance(partitions, Sequence):
+        leaves = prepare_leaves(dataset, partitions)
+    elif partitions.vocabulary is voc or tuple(partitions.vocabulary) == tuple(voc):
+        leaves = leaves_from_table(partitions)
+    else:
+        leaves = prepare_leaves(dataset, partitions.partitions())
+    n_parts = len(leaves.sizes)
     gptr = leaves.group_ptr.tolist()
     n_terms = len(voc)
     rank, rank_bytes = _term_ranks(leaves, n_terms)
