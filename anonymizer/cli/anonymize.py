@@ -32,7 +32,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from anonymizer.cli import run_command
-from anonymizer.cli.baselines import run_baseline
 from anonymizer.cli.common import load_input_dataset
 from anonymizer.disassociation.distributed import (
     DEFAULT_SPLIT_DEPTH,
@@ -234,6 +233,8 @@ def run(args: argparse.Namespace) -> int:
     if args.method != "disassociation":
         _refuse_parquet(args, "the parquet form holds disassociated releases and their truth only; "
                               f"write the {args.method} files as JSON")
+        from anonymizer.cli.baselines import run_baseline  # pandas and scipy: only the baselines need them
+
         return run_baseline(args)
     check_output_paths({"release": args.output, "truth": args.truth}, {"input dataset": args.input})
     params = disassociation_params(args)
