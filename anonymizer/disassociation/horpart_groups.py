@@ -200,7 +200,9 @@ def peel_chain(
     larger than ``max_cluster_size``; they stop before a step whose D1 has fewer than
     ``stop_below`` records or whose D2 would have fewer than ``min_rest`` records, and when no
     term is left. Returns the peeled parts in order (sorted id arrays) and the rest (sorted).
-    Cost: one sort of the group's entries plus a heap operation per entry.
+    Cost: one sort of the group's entries, a decrement per entry, and a heap operation per step and per
+    stale key (a term's key is corrected only when it reaches the top: keys only ever overstate supports,
+    so a top whose key is exact is the most frequent term, ties by the smaller id).
     """
     lens = index.lengths[records]
     terms = index.gather(records)
@@ -227,8 +229,11 @@ def peel_chain(
     while n_alive > max_cluster_size and heap:
         t = heap[0] % width
         c = cnt[t]
-        if c != -(heap[0] // width) or c == 0:  # stale entry: the support has dropped since it was pushed
-            heapq.heappop(heap)
+        if c != -(heap[0] // width):  # stale: the support has dropped since the key was pushed
+            if c:  # keys only ever overstate supports, so the top is right once its key is exact
+                heapq.heapreplace(heap, -c * width + t)
+            else:
+                heapq.heappop(heap)
             continue
         if c < stop_below or n_alive - c < min_rest:
             break
@@ -237,10 +242,7 @@ def peel_chain(
         for r in holders:
             alive[r] = 0
             for u in rec_terms[rec_ptr[r] : rec_ptr[r + 1]]:
-                cu = cnt[u] - 1
-                cnt[u] = cu
-                if cu:
-                    heapq.heappush(heap, -cu * width + u)
+                cnt[u] -= 1
         holders.sort()
         peeled.extend(holders)
         ends.append(len(peeled))
