@@ -207,21 +207,34 @@ def peel_chain(
     lens = index.lengths[records]
     terms = index.gather(records)
     owner = np.repeat(np.arange(len(records), dtype=np.int64), lens)
+    dense = index.n_terms <= 8 * len(terms)  # tables over the vocabulary cost no more than the entries
     if ignore:
-        keep = ~np.isin(terms, np.asarray(ignore, dtype=np.int64))
+        if dense:
+            keep = np.ones(index.n_terms, dtype=bool)
+            keep[list(ignore)] = False
+            keep = keep[terms]
+        else:
+            keep = ~np.isin(terms, np.asarray(ignore, dtype=np.int64))
         terms, owner = terms[keep], owner[keep]
-    uniq, local = np.unique(terms, return_inverse=True)  # local ids keep the order of term ids
-    local = local.reshape(-1)
-    counts = np.bincount(local, minlength=len(uniq))
-    by_term = np.argsort(local, kind="stable")
-    post = owner[by_term].tolist()  # holders of each local term (positions in ``records``)
+    if dense:  # local ids keep the order of term ids
+        present = np.bincount(terms, minlength=index.n_terms)
+        local = (np.cumsum(present > 0) - 1)[terms]
+        counts = present[present > 0]
+    else:
+        uniq, local = np.unique(terms, return_inverse=True)
+        local = local.reshape(-1)
+        counts = np.bincount(local, minlength=len(uniq))
+    # holders of each local term (positions in ``records``, ascending): entries come by owner, so the
+    # order by (term, owner) is one sort of a combined key
+    n_rec = max(len(records), 1)
+    post = (np.sort(local * n_rec + owner) % n_rec).tolist()
     post_ptr = np.concatenate(([0], np.cumsum(counts))).tolist()
     rec_terms = local.tolist()  # terms of each record, in record order (entries are grouped by owner)
     rec_ptr = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=len(records))))).tolist()
     cnt = counts.tolist()
     # heap keys -support * width + term: larger support first, then the smaller term id
-    width = max(len(uniq), 1)
-    heap = np.sort(-counts * width + np.arange(len(uniq), dtype=np.int64)).tolist()  # sorted, hence a heap
+    width = max(len(counts), 1)
+    heap = np.sort(-counts * width + np.arange(len(counts), dtype=np.int64)).tolist()  # sorted, hence a heap
     alive = bytearray(b"\x01") * len(records)
     n_alive = len(records)
     peeled: list[int] = []  # positions of the peeled records, part after part
