@@ -60,6 +60,7 @@ from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.bounds import MAX_M, MAX_RECORDS, MAX_WORKERS, int_option, scheduler_address
 from corpora.common.errors import InputError
 from corpora.common.files import check_output_paths
+from corpora.common.gcpause import no_gc
 from corpora.common.seeds import new_seed, seed_argument
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import FORMATS
@@ -244,6 +245,14 @@ def run(args: argparse.Namespace) -> int:
         _refuse_parquet(args, "split and Dask runs stream JSON part by part; write JSON and convert it "
                               "with python -m anonymizer convert")
         return _run_split(args, params)
+    # The release and truth are millions of small objects without reference cycles: with the collector on,
+    # its first sweeps after disassociation walk all of them again while the figures and files are made.
+    with no_gc():
+        return _run_whole(args, params)
+
+
+def _run_whole(args: argparse.Namespace, params: DisassociationParams) -> int:
+    """One disassociation in this process: read, disassociate, print the figures, write the files."""
     start = time.perf_counter()
     dataset = load_input_dataset(args.input, format=args.format, **reading_options(args))
     params.check_records(len(dataset))
