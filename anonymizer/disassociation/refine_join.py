@@ -31,6 +31,7 @@ working data is one :class:`RefineState`.
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -209,7 +210,7 @@ def _candidates(st: RefineState, va: VirtualTermChunk,
                 supports[t] = s
         else:
             groups = _as_list(ga) + _as_list(gb)
-            s = sum(gsize[g] for g in groups)
+            s = sum(map(gsize.__getitem__, groups))
             if s >= k:
                 groups_of[t] = groups
                 supports[t] = s
@@ -227,7 +228,7 @@ def keep_last_terms(group_leaf: Sequence[int], tc_left: Sequence[int], needs_ter
     ``groups_of`` and ``supports`` in place; returns, per leaf, how many of the remaining candidates its term
     chunk holds (v_j of Equation 1).
     """
-    per_leaf: Counter = Counter(group_leaf[g] for groups in groups_of.values() for g in groups)
+    per_leaf: Counter = Counter(map(group_leaf.__getitem__, itertools.chain.from_iterable(groups_of.values())))
     for p in leaf_order([p for p, n in per_leaf.items() if n >= tc_left[p] and needs_terms(p)]):
         if per_leaf[p] < tc_left[p]:
             continue
