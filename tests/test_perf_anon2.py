@@ -121,3 +121,15 @@ def test_cli_run_gives_the_collector_back(tmp_path: Path) -> None:
     assert main([str(data), "-k", "2", "-m", "2", "--seed", "1", "-o", str(tmp_path / "r.json")]) == 0
     assert gc.isenabled()
     assert (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_refine_postings_gathered_or_looped_give_the_same_plans(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import anonymizer.disassociation.refine_join as refine_join
+
+    k, m = 2 + seed % 2, 2 + seed % 2
+    ds, table = _table(seed, k, m, "strict")
+    monkeypatch.setattr(refine_join, "_GATHER_MIN", 10**9)  # every join loops over its groups
+    looped = refine(ds, table, k, m)
+    monkeypatch.setattr(refine_join, "_GATHER_MIN", 0)  # every join gathers with numpy
+    assert looped and refine(ds, table, k, m) == looped

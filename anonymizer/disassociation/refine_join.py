@@ -239,18 +239,54 @@ def keep_last_terms(group_leaf: Sequence[int], tc_left: Sequence[int], needs_ter
     return +per_leaf
 
 
+_GATHER_MIN = 48
+"""From this many groups on, a join gathers its refining terms' records with one numpy gather."""
+
+
+def _postings(st: RefineState, placed: list[int], groups_of: dict[int, list[int]], supports: dict[int, int]
+              ) -> tuple[dict[int, list[int]], dict[int, list[str]]]:
+    """The records of each refining term (its groups' records, group after group) and the terms each
+    leaf gives up. A term's support is the number of its groups' records, so one gather of all the
+    groups' records, cut at the supports, gives every term's list."""
+    voc, gpart = st.vocabulary, st.leaves.group_part
+    flat = list(itertools.chain.from_iterable(map(groups_of.__getitem__, placed)))
+    removed: dict[int, list[str]] = {}
+    postings: dict[int, list[int]] = {}
+    if len(flat) < _GATHER_MIN:
+        gstart, grec = st.leaves.group_start, st.leaves.records
+        for t in placed:
+            plist: list[int] = []
+            for g in groups_of[t]:
+                plist.extend(grec[gstart[g]:gstart[g + 1]])
+                removed.setdefault(gpart[g], []).append(voc[t])
+            postings[t] = plist
+        return postings, removed
+    groups = np.asarray(flat, dtype=np.int64)
+    gstart = np.frombuffer(st.leaves.group_start, dtype=np.int64)
+    starts = gstart[groups]
+    lens = gstart[groups + 1] - starts
+    ends = np.cumsum(lens)
+    idx = np.repeat(starts - (ends - lens), lens)
+    idx += np.arange(int(ends[-1]), dtype=np.int64)
+    records = np.frombuffer(st.leaves.records, dtype=np.int64)[idx].tolist()
+    leaves = np.frombuffer(gpart, dtype=np.int64)[groups].tolist()
+    r = g = 0
+    for t in placed:
+        n_rec, n_groups = supports[t], len(groups_of[t])
+        postings[t] = records[r:r + n_rec]
+        name = voc[t]
+        for p in leaves[g:g + n_groups]:
+            removed.setdefault(p, []).append(name)
+        r += n_rec
+        g += n_groups
+    return postings, removed
+
+
 def _joint_chunks(st: RefineState, placed: list[int], groups_of: dict[int, list[int]], supports: dict[int, int],
                   restricted: set[int]) -> tuple[list[SharedChunk], dict[int, list[str]]]:
     """Step 4: the shared chunks over the refining terms ``placed``, and the terms each leaf gives up."""
-    voc, gpart, gstart, grec = st.vocabulary, st.leaves.group_part, st.leaves.group_start, st.leaves.records
-    postings: dict[int, list[int]] = {}
-    removed: dict[int, list[str]] = {}
-    for t in placed:
-        plist: list[int] = []
-        for g in groups_of[t]:
-            plist.extend(grec[gstart[g]:gstart[g + 1]])
-            removed.setdefault(gpart[g], []).append(voc[t])
-        postings[t] = plist
+    voc = st.vocabulary
+    postings, removed = _postings(st, placed, groups_of, supports)
     order = sorted(placed, key=lambda t: (-supports[t], t))
     chunks = []
     for group, sub in group_refining_terms(postings, order, restricted, st.k, st.m):
