@@ -133,3 +133,24 @@ def test_refine_postings_gathered_or_looped_give_the_same_plans(seed: int, monke
     looped = refine(ds, table, k, m)
     monkeypatch.setattr(refine_join, "_GATHER_MIN", 0)  # every join gathers with numpy
     assert looped and refine(ds, table, k, m) == looped
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_joint_nodes_keep_the_supports_of_their_group_lists(seed: int) -> None:
+    from anonymizer.disassociation.refine_join import start_state, try_join
+
+    k, m = 4 + seed % 2, 2  # common terms below k stay in the joint's term chunk: lists of groups
+    ds, table = _table(seed, k, m, "strict")
+    st = start_state(ds, table, k, m)
+    for _ in range(6):  # a few rounds of adjacent pairs, as REFINE tries them
+        nodes = sorted((x for x in range(len(st.keys)) if st.keys[x]), key=st.keys.__getitem__)
+        for a, b in zip(nodes[::2], nodes[1::2], strict=False):
+            try_join(st, a, b)
+    joints = [x for x in range(st.n_parts, len(st.keys)) if st.keys[x]]
+    assert joints
+    lists = 0
+    for x in joints:
+        expected = {t: sum(st.gsize[g] for g in groups) for t, groups in st.vtc[x].items() if isinstance(groups, list)}
+        assert st.list_support[x] == expected
+        lists += len(expected)
+    assert lists, "the case should hold terms with several groups"

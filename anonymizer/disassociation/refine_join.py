@@ -111,6 +111,7 @@ class RefineState:
     rc_terms: list[int]
     vtc: list[VirtualTermChunk | None]
     t_r: list[set[int] | None]
+    list_support: list[dict[int, int] | None]  # per joint node: the support of each term held by several groups
     keys: list[bytes]
     size: list[int]
     tc_left: list[int]
@@ -166,6 +167,7 @@ def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike]
         rc_terms=leaves.rc_terms.tolist(),
         vtc=[None] * n_parts,
         t_r=[None] * n_parts,
+        list_support=[None] * n_parts,
         keys=[rank_bytes[4 * gptr[p]:4 * gptr[p + 1]] for p in range(n_parts)],
         size=list(leaves.sizes),
         tc_left=[gptr[p + 1] - gptr[p] for p in range(n_parts)],
@@ -194,26 +196,29 @@ def _restricted_terms(st: RefineState, x: int) -> set[int]:
     return found
 
 
-def _candidates(st: RefineState, va: VirtualTermChunk,
-                vb: VirtualTermChunk) -> tuple[dict[int, list[int]], dict[int, int]]:
-    """Step 1: the common terms whose support over both nodes reaches k, with their groups."""
+def _candidates(st: RefineState, va: VirtualTermChunk, vb: VirtualTermChunk, la: dict[int, int],
+                lb: dict[int, int]) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """Step 1: the common terms whose support over both nodes reaches k, with their groups (``la``, ``lb``:
+    the nodes' supports of their terms held by several groups, kept as the nodes merge)."""
     gsize, k = st.gsize, st.k
     small, large = (va, vb) if len(va) <= len(vb) else (vb, va)
     groups_of: dict[int, list[int]] = {}
     supports: dict[int, int] = {}
     for t in small.keys() & large.keys():
         ga, gb = va[t], vb[t]
-        if ga.__class__ is int and gb.__class__ is int:
-            s = gsize[ga] + gsize[gb]
-            if s >= k:
-                groups_of[t] = [ga, gb]
-                supports[t] = s
+        if ga.__class__ is int:
+            if gb.__class__ is int:
+                s = gsize[ga] + gsize[gb]
+                if s >= k:
+                    groups_of[t] = [ga, gb]
+                    supports[t] = s
+                continue
+            s = gsize[ga] + lb[t]
         else:
-            groups = _as_list(ga) + _as_list(gb)
-            s = sum(map(gsize.__getitem__, groups))
-            if s >= k:
-                groups_of[t] = groups
-                supports[t] = s
+            s = la[t] + (gsize[gb] if gb.__class__ is int else lb[t])
+        if s >= k:
+            groups_of[t] = _as_list(ga) + _as_list(gb)
+            supports[t] = s
     return groups_of, supports
 
 
@@ -309,31 +314,45 @@ def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, 
     """Step 5: the new node; the smaller structures are merged into the larger ones (a and b retire).
 
     A term's list of groups is owned by one node (built here or in an earlier merge, never shared),
-    so the larger side's list grows in place: the larger side's groups first, then the smaller's."""
+    so the larger side's list grows in place: the larger side's groups first, then the smaller's. The
+    support of a term held by several groups is kept beside its list (:func:`_candidates` reads it)."""
     va, vb = v
-    big, little = (va, vb) if len(va) >= len(vb) else (vb, va)
+    la, lb = st.list_support[a] or {}, st.list_support[b] or {}
+    big, little, l_big, l_little = (va, vb, la, lb) if len(va) >= len(vb) else (vb, va, lb, la)
+    gsize = st.gsize
     for t, g in little.items():
         old = big.get(t)
         if old is None:
             big[t] = g
+            if g.__class__ is list:
+                l_big[t] = l_little[t]
         elif old.__class__ is list:
             if g.__class__ is list:
                 old.extend(g)  # type: ignore[arg-type]
+                l_big[t] += l_little[t]
             else:
                 old.append(g)  # type: ignore[arg-type]
+                l_big[t] += gsize[g]
+        elif g.__class__ is list:
+            big[t] = [old, *g]  # type: ignore[misc]
+            l_big[t] = gsize[old] + l_little[t]
         else:
-            big[t] = [old, *g] if g.__class__ is list else [old, g]  # type: ignore[misc]
+            big[t] = [old, g]
+            l_big[t] = gsize[old] + gsize[g]
     for t in placed:
         del big[t]
+        l_big.pop(t, None)
     ra, rb = r
     big_r, little_r = (ra, rb) if len(ra) >= len(rb) else (rb, ra)
     big_r |= little_r
     big_r.update(placed)
     st.vtc.append(big)
     st.t_r.append(big_r)
+    st.list_support.append(l_big)
     st.keys.append(_merged_key(st.rank, big) if big else b"")
     st.vtc[a] = st.vtc[b] = {}
     st.t_r[a] = st.t_r[b] = set()
+    st.list_support[a] = st.list_support[b] = None
     st.keys[a] = st.keys[b] = b""
     st.size.append(st.size[a] + st.size[b])
 
@@ -344,7 +363,7 @@ def try_join(st: RefineState, a: int, b: int) -> bool:
     On a join the plan is appended to ``st.plans`` and the new node gets the next node number.
     """
     va, vb = _virtual_term_chunk(st, a), _virtual_term_chunk(st, b)
-    groups_of, supports = _candidates(st, va, vb)
+    groups_of, supports = _candidates(st, va, vb, st.list_support[a] or {}, st.list_support[b] or {})
     if not supports:  # no candidate: nothing below can change that (most tried pairs end here)
         return False
     rc_ptr = st.rc_ptr
