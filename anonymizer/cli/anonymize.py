@@ -32,7 +32,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from anonymizer.cli import run_command
-from anonymizer.cli.baselines import run_baseline
 from anonymizer.cli.common import load_input_dataset
 from anonymizer.cli.database import add_database_arguments, check_database_options, database_output
 from anonymizer.disassociation.distributed import (
@@ -62,6 +61,7 @@ from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.bounds import MAX_M, MAX_RECORDS, MAX_WORKERS, int_option, scheduler_address
 from corpora.common.errors import InputError
 from corpora.common.files import check_output_paths
+from corpora.common.gcpause import no_gc
 from corpora.common.seeds import new_seed, seed_argument
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import FORMATS
@@ -238,6 +238,8 @@ def run(args: argparse.Namespace) -> int:
     if args.method != "disassociation":
         _refuse_parquet(args, "the parquet form holds disassociated releases and their truth only; "
                               f"write the {args.method} files as JSON")
+        from anonymizer.cli.baselines import run_baseline  # pandas and scipy: only the baselines need them
+
         return run_baseline(args)
     check_output_paths({"release": args.output, "truth": args.truth}, {"input dataset": args.input})
     params = disassociation_params(args)
@@ -247,6 +249,14 @@ def run(args: argparse.Namespace) -> int:
         _refuse_parquet(args, "split and Dask runs stream JSON part by part; write JSON and convert it "
                               "with python -m anonymizer convert")
         return _run_split(args, params)
+    # The release and truth are millions of small objects without reference cycles: with the collector on,
+    # its first sweeps after disassociation walk all of them again while the figures and files are made.
+    with no_gc():
+        return _run_whole(args, params)
+
+
+def _run_whole(args: argparse.Namespace, params: DisassociationParams) -> int:
+    """One disassociation in this process: read, disassociate, print the figures, write the files."""
     start = time.perf_counter()
     dataset = load_input_dataset(args.input, format=args.format, **reading_options(args))
     params.check_records(len(dataset))

@@ -200,26 +200,41 @@ def peel_chain(
     larger than ``max_cluster_size``; they stop before a step whose D1 has fewer than
     ``stop_below`` records or whose D2 would have fewer than ``min_rest`` records, and when no
     term is left. Returns the peeled parts in order (sorted id arrays) and the rest (sorted).
-    Cost: one sort of the group's entries plus a heap operation per entry.
+    Cost: one sort of the group's entries, a decrement per entry, and a heap operation per step and per
+    stale key (a term's key is corrected only when it reaches the top: keys only ever overstate supports,
+    so a top whose key is exact is the most frequent term, ties by the smaller id).
     """
     lens = index.lengths[records]
     terms = index.gather(records)
     owner = np.repeat(np.arange(len(records), dtype=np.int64), lens)
+    dense = index.n_terms <= 8 * len(terms)  # tables over the vocabulary cost no more than the entries
     if ignore:
-        keep = ~np.isin(terms, np.asarray(ignore, dtype=np.int64))
+        if dense:
+            keep = np.ones(index.n_terms, dtype=bool)
+            keep[list(ignore)] = False
+            keep = keep[terms]
+        else:
+            keep = ~np.isin(terms, np.asarray(ignore, dtype=np.int64))
         terms, owner = terms[keep], owner[keep]
-    uniq, local = np.unique(terms, return_inverse=True)  # local ids keep the order of term ids
-    local = local.reshape(-1)
-    counts = np.bincount(local, minlength=len(uniq))
-    by_term = np.argsort(local, kind="stable")
-    post = owner[by_term].tolist()  # holders of each local term (positions in ``records``)
+    if dense:  # local ids keep the order of term ids
+        present = np.bincount(terms, minlength=index.n_terms)
+        local = (np.cumsum(present > 0) - 1)[terms]
+        counts = present[present > 0]
+    else:
+        uniq, local = np.unique(terms, return_inverse=True)
+        local = local.reshape(-1)
+        counts = np.bincount(local, minlength=len(uniq))
+    # holders of each local term (positions in ``records``, ascending): entries come by owner, so the
+    # order by (term, owner) is one sort of a combined key
+    n_rec = max(len(records), 1)
+    post = (np.sort(local * n_rec + owner) % n_rec).tolist()
     post_ptr = np.concatenate(([0], np.cumsum(counts))).tolist()
     rec_terms = local.tolist()  # terms of each record, in record order (entries are grouped by owner)
     rec_ptr = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=len(records))))).tolist()
     cnt = counts.tolist()
     # heap keys -support * width + term: larger support first, then the smaller term id
-    width = max(len(uniq), 1)
-    heap = np.sort(-counts * width + np.arange(len(uniq), dtype=np.int64)).tolist()  # sorted, hence a heap
+    width = max(len(counts), 1)
+    heap = np.sort(-counts * width + np.arange(len(counts), dtype=np.int64)).tolist()  # sorted, hence a heap
     alive = bytearray(b"\x01") * len(records)
     n_alive = len(records)
     peeled: list[int] = []  # positions of the peeled records, part after part
@@ -227,8 +242,11 @@ def peel_chain(
     while n_alive > max_cluster_size and heap:
         t = heap[0] % width
         c = cnt[t]
-        if c != -(heap[0] // width) or c == 0:  # stale entry: the support has dropped since it was pushed
-            heapq.heappop(heap)
+        if c != -(heap[0] // width):  # stale: the support has dropped since the key was pushed
+            if c:  # keys only ever overstate supports, so the top is right once its key is exact
+                heapq.heapreplace(heap, -c * width + t)
+            else:
+                heapq.heappop(heap)
             continue
         if c < stop_below or n_alive - c < min_rest:
             break
@@ -237,10 +255,7 @@ def peel_chain(
         for r in holders:
             alive[r] = 0
             for u in rec_terms[rec_ptr[r] : rec_ptr[r + 1]]:
-                cu = cnt[u] - 1
-                cnt[u] = cu
-                if cu:
-                    heapq.heappush(heap, -cu * width + u)
+                cnt[u] -= 1
         holders.sort()
         peeled.extend(holders)
         ends.append(len(peeled))

@@ -65,10 +65,12 @@ def restore_lemma2(table: PartitionTable, plans: Sequence[JointPlan], k: int, m:
     chunk = table.pair_chunk.copy()
     n_chunks = table.n_chunks.copy()
     support = (table.pair_end - table.pair_start).tolist()
+    # terms in each term chunk before any repair (a repair only changes its own cluster's pairs)
+    in_term_chunk = np.bincount(table.pair_cluster[table.pair_chunk < 0], minlength=n_cl).tolist()
     out = Lemma2Repair(table)
     for c in sorted(emptied):
         pairs = range(bounds[c], bounds[c + 1])
-        if sum(1 for p in pairs if chunk[p] < 0) > len(emptied[c]):
+        if in_term_chunk[c] > len(emptied[c]):
             continue  # a term the joints did not take is still in the term chunk
         records: list[set[int]] = [set() for _ in range(int(n_chunks[c]))]
         for p in pairs:

@@ -26,7 +26,7 @@ from anonymizer.disassociation.refine import restore_lemma2
 from anonymizer.disassociation.safe import SafeResult, safe_disassociate_report
 from anonymizer.disassociation.split_refine import summarize_part
 from anonymizer.disassociation.split_stream import pool_results
-from anonymizer.disassociation.verpart import VerticalPartition, partition_clusters
+from anonymizer.disassociation.verpart import partition_clusters
 from anonymizer.io.json_writer import encode_part, merge_parts
 from anonymizer.model.params import (
     DEFAULT_MAX_CLUSTER_SIZE,
@@ -161,8 +161,7 @@ def _disassociate(dataset: TransactionDataset, params: DisassociationParams, see
     t2 = time.perf_counter()
     plans: list = []
     if params.refine:
-        partitions: list[VerticalPartition] = table.partitions()
-        plans = refine_step(dataset, partitions, k, m)
+        plans = refine_step(dataset, table, k, m)  # the table itself: no term strings on the way
         table = restore_lemma2(table, plans, k, m).table  # Lemma 2 on every leaf REFINE touched
     t3 = time.perf_counter()
     published = {**params.to_json(), "safe": False}  # safe disassociation marks its own output

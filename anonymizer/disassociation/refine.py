@@ -63,7 +63,7 @@ from tqdm import tqdm
 
 from anonymizer.disassociation.lemma2_repair import Lemma2Repair, restore_lemma2
 from anonymizer.disassociation.refine_join import JointPlan, RefineState, refining_criterion, start_state, try_join
-from anonymizer.disassociation.refine_leaves import PartitionLike
+from anonymizer.disassociation.refine_leaves import PartitionLike, TableLike
 from anonymizer.disassociation.shared_chunks import SharedChunk, build_shared_chunks, is_k_anonymous
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
@@ -149,7 +149,7 @@ def _next_ordered(st: RefineState, ordered: list[int], joined: int) -> list[int]
 
 def refine(
     dataset: TransactionDataset,
-    partitions: Sequence[PartitionLike],
+    partitions: Sequence[PartitionLike] | TableLike,
     k: int,
     m: int,
     *,
@@ -158,7 +158,8 @@ def refine(
     """Algorithm REFINE of Terrovitis2012 section 4: join clusters into joint clusters.
 
     ``partitions`` are the simple clusters after VERPART (``records``, ``chunk_terms``,
-    ``term_chunk``); record ids are positions in ``dataset``. Returns the joint clusters in
+    ``term_chunk``), or VERPART's :class:`~anonymizer.disassociation.verpart.PartitionTable` itself (read
+    without the term strings; the same plans); record ids are positions in ``dataset``. Returns the joint clusters in
     creation order; children of a plan are simple clusters or earlier plans (see
     :class:`JointPlan`). Every shared chunk satisfies Property 1 (section 5). ``max_rounds``
     caps the repeat loop (``None``: until a round makes no join). See the module docstring for

@@ -31,6 +31,7 @@ working data is one :class:`RefineState`.
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -41,7 +42,9 @@ import numpy as np
 from anonymizer.disassociation.refine_leaves import (
     Leaves,
     PartitionLike,
+    TableLike,
     int_array,
+    leaves_from_table,
     prepare_leaves,
 )
 from anonymizer.disassociation.shared_chunks import SharedChunk, group_refining_terms
@@ -108,6 +111,7 @@ class RefineState:
     rc_terms: list[int]
     vtc: list[VirtualTermChunk | None]
     t_r: list[set[int] | None]
+    list_support: list[dict[int, int] | None]  # per joint node: the support of each term held by several groups
     keys: list[bytes]
     size: list[int]
     tc_left: list[int]
@@ -126,15 +130,25 @@ def _term_ranks(leaves: Leaves, n_terms: int) -> tuple[np.ndarray, bytes]:
     rank = np.empty(n_terms, dtype=np.int64)
     rank[np.lexsort((np.arange(n_terms), -tcs))] = np.arange(n_terms)
     granks = rank[gterm]
-    by_rank = np.lexsort((granks, np.frombuffer(gpart, dtype=np.int64))) if gpart else np.zeros(0, np.int64)
+    # by (leaf, rank): one sort of a combined key (a leaf holds a term once, so the keys are distinct)
+    by_rank = np.argsort(np.frombuffer(gpart, dtype=np.int64) * max(n_terms, 1) + granks) if gpart else \
+        np.zeros(0, np.int64)
     return rank, granks[by_rank].astype(">u4").tobytes()
 
 
-def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike], k: int, m: int) -> RefineState:
-    """Index the simple clusters and give each one its node state (no joint cluster yet)."""
+def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike] | TableLike, k: int,
+                m: int) -> RefineState:
+    """Index the simple clusters and give each one its node state (no joint cluster yet).
+
+    ``partitions`` are VERPART's partitions or its table (read as is when its vocabulary is the dataset's)."""
     voc = dataset.vocabulary
-    leaves = prepare_leaves(dataset, partitions)
-    n_parts = len(partitions)
+    if isinstance(partitions, Sequence):
+        leaves = prepare_leaves(dataset, partitions)
+    elif partitions.vocabulary is voc or tuple(partitions.vocabulary) == tuple(voc):
+        leaves = leaves_from_table(partitions)
+    else:
+        leaves = prepare_leaves(dataset, partitions.partitions())
+    n_parts = len(leaves.sizes)
     gptr = leaves.group_ptr.tolist()
     n_terms = len(voc)
     rank, rank_bytes = _term_ranks(leaves, n_terms)
@@ -153,6 +167,7 @@ def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike]
         rc_terms=leaves.rc_terms.tolist(),
         vtc=[None] * n_parts,
         t_r=[None] * n_parts,
+        list_support=[None] * n_parts,
         keys=[rank_bytes[4 * gptr[p]:4 * gptr[p + 1]] for p in range(n_parts)],
         size=list(leaves.sizes),
         tc_left=[gptr[p + 1] - gptr[p] for p in range(n_parts)],
@@ -181,26 +196,29 @@ def _restricted_terms(st: RefineState, x: int) -> set[int]:
     return found
 
 
-def _candidates(st: RefineState, va: VirtualTermChunk,
-                vb: VirtualTermChunk) -> tuple[dict[int, list[int]], dict[int, int]]:
-    """Step 1: the common terms whose support over both nodes reaches k, with their groups."""
+def _candidates(st: RefineState, va: VirtualTermChunk, vb: VirtualTermChunk, la: dict[int, int],
+                lb: dict[int, int]) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """Step 1: the common terms whose support over both nodes reaches k, with their groups (``la``, ``lb``:
+    the nodes' supports of their terms held by several groups, kept as the nodes merge)."""
     gsize, k = st.gsize, st.k
     small, large = (va, vb) if len(va) <= len(vb) else (vb, va)
     groups_of: dict[int, list[int]] = {}
     supports: dict[int, int] = {}
     for t in small.keys() & large.keys():
         ga, gb = va[t], vb[t]
-        if ga.__class__ is int and gb.__class__ is int:
-            s = gsize[ga] + gsize[gb]
-            if s >= k:
-                groups_of[t] = [ga, gb]
-                supports[t] = s
+        if ga.__class__ is int:
+            if gb.__class__ is int:
+                s = gsize[ga] + gsize[gb]
+                if s >= k:
+                    groups_of[t] = [ga, gb]
+                    supports[t] = s
+                continue
+            s = gsize[ga] + lb[t]
         else:
-            groups = _as_list(ga) + _as_list(gb)
-            s = sum(gsize[g] for g in groups)
-            if s >= k:
-                groups_of[t] = groups
-                supports[t] = s
+            s = la[t] + (gsize[gb] if gb.__class__ is int else lb[t])
+        if s >= k:
+            groups_of[t] = _as_list(ga) + _as_list(gb)
+            supports[t] = s
     return groups_of, supports
 
 
@@ -215,7 +233,7 @@ def keep_last_terms(group_leaf: Sequence[int], tc_left: Sequence[int], needs_ter
     ``groups_of`` and ``supports`` in place; returns, per leaf, how many of the remaining candidates its term
     chunk holds (v_j of Equation 1).
     """
-    per_leaf: Counter = Counter(group_leaf[g] for groups in groups_of.values() for g in groups)
+    per_leaf: Counter = Counter(map(group_leaf.__getitem__, itertools.chain.from_iterable(groups_of.values())))
     for p in leaf_order([p for p, n in per_leaf.items() if n >= tc_left[p] and needs_terms(p)]):
         if per_leaf[p] < tc_left[p]:
             continue
@@ -226,18 +244,54 @@ def keep_last_terms(group_leaf: Sequence[int], tc_left: Sequence[int], needs_ter
     return +per_leaf
 
 
+_GATHER_MIN = 48
+"""From this many groups on, a join gathers its refining terms' records with one numpy gather."""
+
+
+def _postings(st: RefineState, placed: list[int], groups_of: dict[int, list[int]], supports: dict[int, int]
+              ) -> tuple[dict[int, list[int]], dict[int, list[str]]]:
+    """The records of each refining term (its groups' records, group after group) and the terms each
+    leaf gives up. A term's support is the number of its groups' records, so one gather of all the
+    groups' records, cut at the supports, gives every term's list."""
+    voc, gpart = st.vocabulary, st.leaves.group_part
+    flat = list(itertools.chain.from_iterable(map(groups_of.__getitem__, placed)))
+    removed: dict[int, list[str]] = {}
+    postings: dict[int, list[int]] = {}
+    if len(flat) < _GATHER_MIN:
+        gstart, grec = st.leaves.group_start, st.leaves.records
+        for t in placed:
+            plist: list[int] = []
+            for g in groups_of[t]:
+                plist.extend(grec[gstart[g]:gstart[g + 1]])
+                removed.setdefault(gpart[g], []).append(voc[t])
+            postings[t] = plist
+        return postings, removed
+    groups = np.asarray(flat, dtype=np.int64)
+    gstart = np.frombuffer(st.leaves.group_start, dtype=np.int64)
+    starts = gstart[groups]
+    lens = gstart[groups + 1] - starts
+    ends = np.cumsum(lens)
+    idx = np.repeat(starts - (ends - lens), lens)
+    idx += np.arange(int(ends[-1]), dtype=np.int64)
+    records = np.frombuffer(st.leaves.records, dtype=np.int64)[idx].tolist()
+    leaves = np.frombuffer(gpart, dtype=np.int64)[groups].tolist()
+    r = g = 0
+    for t in placed:
+        n_rec, n_groups = supports[t], len(groups_of[t])
+        postings[t] = records[r:r + n_rec]
+        name = voc[t]
+        for p in leaves[g:g + n_groups]:
+            removed.setdefault(p, []).append(name)
+        r += n_rec
+        g += n_groups
+    return postings, removed
+
+
 def _joint_chunks(st: RefineState, placed: list[int], groups_of: dict[int, list[int]], supports: dict[int, int],
                   restricted: set[int]) -> tuple[list[SharedChunk], dict[int, list[str]]]:
     """Step 4: the shared chunks over the refining terms ``placed``, and the terms each leaf gives up."""
-    voc, gpart, gstart, grec = st.vocabulary, st.leaves.group_part, st.leaves.group_start, st.leaves.records
-    postings: dict[int, list[int]] = {}
-    removed: dict[int, list[str]] = {}
-    for t in placed:
-        plist: list[int] = []
-        for g in groups_of[t]:
-            plist.extend(grec[gstart[g]:gstart[g + 1]])
-            removed.setdefault(gpart[g], []).append(voc[t])
-        postings[t] = plist
+    voc = st.vocabulary
+    postings, removed = _postings(st, placed, groups_of, supports)
     order = sorted(placed, key=lambda t: (-supports[t], t))
     chunks = []
     for group, sub in group_refining_terms(postings, order, restricted, st.k, st.m):
@@ -260,31 +314,45 @@ def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, 
     """Step 5: the new node; the smaller structures are merged into the larger ones (a and b retire).
 
     A term's list of groups is owned by one node (built here or in an earlier merge, never shared),
-    so the larger side's list grows in place: the larger side's groups first, then the smaller's."""
+    so the larger side's list grows in place: the larger side's groups first, then the smaller's. The
+    support of a term held by several groups is kept beside its list (:func:`_candidates` reads it)."""
     va, vb = v
-    big, little = (va, vb) if len(va) >= len(vb) else (vb, va)
+    la, lb = st.list_support[a] or {}, st.list_support[b] or {}
+    big, little, l_big, l_little = (va, vb, la, lb) if len(va) >= len(vb) else (vb, va, lb, la)
+    gsize = st.gsize
     for t, g in little.items():
         old = big.get(t)
         if old is None:
             big[t] = g
+            if g.__class__ is list:
+                l_big[t] = l_little[t]
         elif old.__class__ is list:
             if g.__class__ is list:
                 old.extend(g)  # type: ignore[arg-type]
+                l_big[t] += l_little[t]
             else:
                 old.append(g)  # type: ignore[arg-type]
+                l_big[t] += gsize[g]
+        elif g.__class__ is list:
+            big[t] = [old, *g]  # type: ignore[misc]
+            l_big[t] = gsize[old] + l_little[t]
         else:
-            big[t] = [old, *g] if g.__class__ is list else [old, g]  # type: ignore[misc]
+            big[t] = [old, g]
+            l_big[t] = gsize[old] + gsize[g]
     for t in placed:
         del big[t]
+        l_big.pop(t, None)
     ra, rb = r
     big_r, little_r = (ra, rb) if len(ra) >= len(rb) else (rb, ra)
     big_r |= little_r
     big_r.update(placed)
     st.vtc.append(big)
     st.t_r.append(big_r)
+    st.list_support.append(l_big)
     st.keys.append(_merged_key(st.rank, big) if big else b"")
     st.vtc[a] = st.vtc[b] = {}
     st.t_r[a] = st.t_r[b] = set()
+    st.list_support[a] = st.list_support[b] = None
     st.keys[a] = st.keys[b] = b""
     st.size.append(st.size[a] + st.size[b])
 
@@ -295,7 +363,7 @@ def try_join(st: RefineState, a: int, b: int) -> bool:
     On a join the plan is appended to ``st.plans`` and the new node gets the next node number.
     """
     va, vb = _virtual_term_chunk(st, a), _virtual_term_chunk(st, b)
-    groups_of, supports = _candidates(st, va, vb)
+    groups_of, supports = _candidates(st, va, vb, st.list_support[a] or {}, st.list_support[b] or {})
     if not supports:  # no candidate: nothing below can change that (most tried pairs end here)
         return False
     rc_ptr = st.rc_ptr

@@ -20,7 +20,8 @@ import numpy as np
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
-__all__ = ["Leaves", "PartitionLike", "int_array", "member", "prepare_leaves", "sorted_unique"]
+__all__ = ["Leaves", "PartitionLike", "TableLike", "int_array", "leaves_from_table", "member", "prepare_leaves",
+           "sorted_unique"]
 
 
 
@@ -31,6 +32,23 @@ class PartitionLike(Protocol):
     chunk_terms: list[list[str]]
     term_chunk: list[str]
 
+
+
+class TableLike(Protocol):
+    """The fields of :class:`anonymizer.disassociation.verpart.PartitionTable` that REFINE reads: the
+    (cluster, term) pairs sorted by cluster, then term id, each with its chunk (-1: the term chunk) and
+    its records (``entry_record[pair_start:pair_end]``, ascending)."""
+
+    vocabulary: Sequence[str]
+    clusters: list[np.ndarray]
+    pair_cluster: np.ndarray
+    pair_term: np.ndarray
+    pair_chunk: np.ndarray
+    pair_start: np.ndarray
+    pair_end: np.ndarray
+    entry_record: np.ndarray
+
+    def partitions(self) -> Sequence[PartitionLike]: ...
 
 
 @dataclass
@@ -171,3 +189,33 @@ def prepare_leaves(dataset: TransactionDataset, partitions: Sequence[PartitionLi
         records=int_array(occ_rec),
     )
 
+
+
+def leaves_from_table(table: TableLike) -> Leaves:
+    """:func:`prepare_leaves` read straight off VERPART's table (its pairs are already the groups, in
+    the same order), without the partitions' term strings and without scanning the records again.
+    The table is valid by construction (one partition per record, no term in both kinds of chunk)."""
+    n_parts = len(table.clusters)
+    sizes = [len(c) for c in table.clusters]
+    pair_cluster = np.asarray(table.pair_cluster, dtype=np.int64)
+    in_rc = np.asarray(table.pair_chunk) >= 0
+    rc_counts = np.bincount(pair_cluster[in_rc], minlength=n_parts)
+    tc = np.flatnonzero(~in_rc)
+    starts, ends = np.asarray(table.pair_start, dtype=np.int64)[tc], np.asarray(table.pair_end, dtype=np.int64)[tc]
+    lens = ends - starts
+    total = int(lens.sum())
+    group_start = np.zeros(len(tc) + 1, dtype=np.int64)
+    np.cumsum(lens, out=group_start[1:])
+    idx = np.repeat(starts - group_start[:-1], lens) if total else np.zeros(0, np.int64)
+    idx += np.arange(total, dtype=np.int64)
+    group_part = pair_cluster[tc]
+    return Leaves(
+        sizes=sizes,
+        rc_ptr=np.concatenate(([0], np.cumsum(rc_counts))).astype(np.int64),
+        rc_terms=np.asarray(table.pair_term, dtype=np.int64)[in_rc],
+        group_ptr=np.searchsorted(group_part, np.arange(n_parts + 1, dtype=np.int64)),
+        group_part=int_array(group_part),
+        group_term=np.asarray(table.pair_term, dtype=np.int64)[tc],
+        group_start=int_array(group_start),
+        records=int_array(np.asarray(table.entry_record, dtype=np.int64)[idx]),
+    )
