@@ -10,19 +10,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from corpora.common.cli import Tool, dispatch
+from corpora.common.cli import dispatch
+from experiments.cli import TOOL
 
 __all__ = ["TOOL", "main"]
-
-TOOL = Tool(
-    prog="python -m experiments",
-    description="Sweeps of disassociation experiments: run them, and put their results into a README.",
-    commands={
-        "run": ("experiments.cli.run", "run a sweep (resumable; writes results.csv, figures and report.md)"),
-        "claims": ("experiments.cli.claims", "copy each sweep's paper-vs-ours table into a README"),
-        "differences": ("experiments.cli.differences", "the attack's edge over the random baseline, as a table"),
-    },
-)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

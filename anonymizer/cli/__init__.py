@@ -15,22 +15,23 @@ from collections.abc import Sequence
 from corpora.common.cli import Tool, command_parser
 from corpora.common.errors import InputError
 
-__all__ = ["TOOL", "run_command"]
+__all__ = ["COMMANDS", "TOOL", "run_command"]
+
+COMMANDS: dict[str, str] = {
+    "anonymize": "disassociate a dataset (default), or generalize it (apriori) or add noise (diffpart)",
+    "verify": "independent check of Guarantee 1 (k^m, Lemma 2, Property 1, exact search)",
+    "reconstruct": "sample one dataset of the inverse transformation",
+    "utility": "information loss: tKd, tKd-a, re, re-a, tlost, tKd-ML^2, NCP, RAE, RLM",
+    "convert": "rewrite a release as parquet (OUT.parquet) or as JSON",
+}
+"""The commands and their one-line help (``python -m anonymizer --help``); each module's ``HELP``."""
 
 TOOL = Tool(
     prog="python -m anonymizer",
     description="Anonymize set-valued data by disassociation (Terrovitis2012) or a baseline, and check, sample or "
                 "score the release. Without a command, 'anonymize' is meant: python -m anonymizer INPUT -k 3 -m 2 "
                 "-o release.json.",
-    commands={
-        "anonymize": ("anonymizer.cli.anonymize",
-                      "disassociate a dataset (default), or generalize it (apriori) or add noise (diffpart)"),
-        "verify": ("anonymizer.cli.verify",
-                   "independent check of Guarantee 1 (k^m, Lemma 2, Property 1, exact search)"),
-        "reconstruct": ("anonymizer.cli.reconstruct", "sample one dataset of the inverse transformation"),
-        "utility": ("anonymizer.cli.utility", "information loss: tKd, tKd-a, re, re-a, tlost, tKd-ML^2, NCP, RAE, RLM"),
-        "convert": ("anonymizer.cli.convert", "rewrite a release as parquet (OUT.parquet) or as JSON"),
-    },
+    commands={name: (f"anonymizer.cli.{name}", text) for name, text in COMMANDS.items()},
     default="anonymize",
 )
 

@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from anonymizer.cli import run_command
+from anonymizer.cli import COMMANDS, run_command
 from anonymizer.cli.common import load_input_dataset
 from anonymizer.cli.database import add_database_arguments, check_database_options, database_output
 from anonymizer.disassociation.distributed import (
@@ -69,7 +69,7 @@ from corpora.io.identifiers import refuse_identifiers, screen_dataset, screen_te
 
 __all__ = ["HELP", "DESCRIPTION", "METHODS", "add_arguments", "disassociation_params", "main", "run", "summarize"]
 
-HELP = "disassociate a dataset (default), or generalize it (apriori) or add noise (diffpart)"
+HELP = COMMANDS["anonymize"]
 DESCRIPTION = ("Disassociate a transaction dataset into a k^m-anonymous release (Terrovitis2012), or run a baseline: "
                "--method apriori (k^m-anonymity by generalization) or diffpart (differential privacy).")
 

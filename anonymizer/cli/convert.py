@@ -10,6 +10,7 @@ import argparse
 import sys
 import time
 
+from anonymizer.cli import COMMANDS
 from anonymizer.cli.common import peek_format
 from anonymizer.io.parquet import save_release_parquet, wants_parquet
 from anonymizer.io.release_files import load_release, load_truth, save_release, save_truth
@@ -20,7 +21,7 @@ from corpora.common.files import check_output_paths
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
-HELP = "rewrite a release as parquet (OUT.parquet) or as JSON"
+HELP = COMMANDS["convert"]
 
 DESCRIPTION = ("Rewrite a release (or a truth file) in the other form: OUT ending in .parquet gets the columnar "
                 "parquet form, any other name the JSON; the content is the same.")

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from anonymizer.cli import COMMANDS
 from anonymizer.evaluation.reconstruct import TERM_RULES, reconstruct
 from anonymizer.io.release_files import load_release
 from corpora.common.files import atomic_open, check_output_paths
@@ -20,7 +21,7 @@ from corpora.dataset import TransactionDataset
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "json_lines"]
 
-HELP = "sample one dataset of the inverse transformation"
+HELP = COMMANDS["reconstruct"]
 
 DESCRIPTION = "Sample one dataset of the inverse transformation (Terrovitis2012 section 5)."
 

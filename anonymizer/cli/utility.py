@@ -15,6 +15,7 @@ import json
 import time
 
 from anonymizer.baselines.generalized import load_generalized
+from anonymizer.cli import COMMANDS
 from anonymizer.cli.baselines import hierarchy_for
 from anonymizer.cli.common import load_input_dataset, peek_format
 from anonymizer.evaluation.multilevel import baseline_utility
@@ -30,7 +31,7 @@ from corpora.io.formats import FORMATS
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
-HELP = "information loss: tKd, tKd-a, re, re-a, tlost, tKd-ML^2, NCP, RAE, RLM"
+HELP = COMMANDS["utility"]
 
 MAX_RECONSTRUCTIONS = 10_000
 """Most reconstructions ``utility`` averages (each is a full pass over the release)."""

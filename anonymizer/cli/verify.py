@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from anonymizer.baselines.generalized import MAX_JSON_BYTES
+from anonymizer.cli import COMMANDS
 from anonymizer.cli.common import peek_format
 from anonymizer.evaluation.verify import EXACT_MAX_RECORDS, verify_file
 from anonymizer.evaluation.verify_generalized import verify_generalized
@@ -16,7 +17,7 @@ from corpora.common.files import parse_json, read_text_bounded
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
-HELP = "independent check of Guarantee 1 (k^m, Lemma 2, Property 1, exact search)"
+HELP = COMMANDS["verify"]
 
 DESCRIPTION = ("Check Guarantee 1 of a release (Terrovitis2012): k^m-anonymous record chunks, Lemma 2 for every "
                "cluster, Property 1, structure, and every component decided: an exact search of its valid "

@@ -23,6 +23,7 @@ import sys
 from typing import Any
 
 from attacks.auditing import DEFAULT_MAX_PEM, DEFAULT_MAX_SEMANTIC_GAIN, DEFAULT_MAX_VULNERABLE, audit
+from attacks.cli import COMMANDS
 from attacks.cover.knowledge import ATTACKERS
 from attacks.threat_model import KNOWLEDGE_SOURCES, PARAMETERS, SCORERS, SELECTORS, ThreatModel
 from corpora.cli.options import add_reading_options, reading_options
@@ -36,8 +37,7 @@ from corpora.io.formats import FORMATS
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "original_source"]
 
-HELP = ("is a release safe to publish? Guarantee 1, PEM, Barakat2016's attackers and a semantic attack against a "
-        "threat model, each beside its baselines; the utility cost; exit 1 when a threshold is crossed")
+HELP = COMMANDS["audit"]
 DESCRIPTION = ("Audit a release before publishing it, against a declared threat model (--threat-model): Guarantee 1 "
                "(the independent verifier), cover problems and PEM (Awad2019, three readings), the breaches of "
                "Barakat2016's strong, strong-per-record, moderate and weak attackers (beside a frequency-only attacker "

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from anonymizer.io.release_files import load_release, load_truth
+from attacks.cli import COMMANDS
 from attacks.cover.detector import CoverReport, run_cover_attack
 from attacks.cover.knowledge import (
     ATTACKERS,
@@ -26,8 +27,7 @@ from corpora.io.formats import FORMATS
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "format_report"]
 
-HELP = ("cover problems, Barakat2016 Algorithm 1's breaches (strong, strong-per-record, moderate, weak attacker), "
-        "Awad2019's PEM")
+HELP = COMMANDS["cover"]
 DESCRIPTION = ("Detect cover problems and count the records an attacker's knowledge breaches (Barakat2016 Algorithm 1, "
                "Awad2019 PEM). Reads only the release and the knowledge; --truth/--original only give the simulated "
                "attacker real records to know.")

@@ -22,6 +22,7 @@ import math
 import os
 from typing import Any
 
+from attacks.cli import COMMANDS
 from attacks.semantic.reference import DEFAULT_REFERENCE
 from attacks.semantic.relatedness import (
     BENCHMARKS,
@@ -38,7 +39,7 @@ from corpora.common.errors import ArgumentParser, InputError
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
-HELP = "a relatedness scorer's scores of word pairs, and its correlation with human scores"
+HELP = COMMANDS["score"]
 DESCRIPTION = ("Score word pairs with relatedness scorers; correlate with human scores when given "
                "(table4.1: beside the thesis's own values).")
 _COLUMN_NAMES = {"ngd_prime": "NGD'", "we": "WE", "li": "Li", "islam": "Islam"}

@@ -20,6 +20,7 @@ import sys
 
 from anonymizer.io.release_files import load_release, load_truth
 from anonymizer.model.release import Release, Truth
+from attacks.cli import COMMANDS
 from attacks.semantic.attack import CHUNK_PARTS, DEFAULT_VPA_LIMIT, SCORING, run_semantic_attack
 from attacks.semantic.metrics import evaluate_semantic
 from attacks.semantic.reference import NGD_SETTINGS
@@ -41,8 +42,7 @@ from corpora.common.seeds import seed_argument
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
-HELP = ("the semantic attack of AlShuhail2021: reconstruct records by term relatedness, beside its random, blind "
-        "and oracle baselines")
+HELP = COMMANDS["semantic"]
 DESCRIPTION = "Semantic attack on a disassociated release (AlShuhail2021 ch. 4)."
 
 

@@ -10,11 +10,12 @@ import argparse
 from pathlib import Path
 
 from corpora.common.errors import InputError
+from experiments.cli import COMMANDS
 from experiments.report.claims_table import update_readme
 
 __all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
 
-HELP = "copy each sweep's paper-vs-ours table into a README"
+HELP = COMMANDS["claims"]
 DESCRIPTION = ("Copy each sweep's paper-vs-ours table into a README. Verdicts: 'matches' (the curve holds on "
                "every step within the runs' noise and the level is within [2/3, 3/2] of the paper's numbers), "
                "'trend only (level x0.05)' (the curve holds, the level is that ratio of the paper's), 'differs', "

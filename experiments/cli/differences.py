@@ -10,11 +10,12 @@ import argparse
 from pathlib import Path
 
 from corpora.common.errors import InputError
+from experiments.cli import COMMANDS
 from experiments.report.differences import difference_table, update_block
 
 __all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
 
-HELP = "the attack's edge over the random baseline, as a table"
+HELP = COMMANDS["differences"]
 DESCRIPTION = "The attack's edge over the random baseline, as a table, from a sweep's ``results.csv`` (issue 11)."
 
 

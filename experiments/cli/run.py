@@ -16,13 +16,14 @@ from pathlib import Path
 from corpora.common.bounds import int_option, scheduler_address
 from corpora.common.errors import InputError, Terminated
 from corpora.common.files import check_output_paths
+from experiments.cli import COMMANDS
 from experiments.sweep.grid import RUN_PARAMS, parse_only
 from experiments.sweep.runner import SweepResult, run_sweep
 from experiments.sweep.schema import LIMITS, load_sweep
 
 __all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
 
-HELP = "run a sweep (resumable; writes results.csv, figures and report.md)"
+HELP = COMMANDS["run"]
 DESCRIPTION = "Run a sweep of disassociation experiments."
 
 
