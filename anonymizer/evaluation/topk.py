@@ -176,8 +176,16 @@ class _RankedItems:
             cols, vals = self.pairs.indices[lo:hi], self.pairs.data[lo:hi]
             sel = vals >= bound
             return zip(cols[sel].tolist(), vals[sel].tolist(), strict=True)
-        if self.bits is not None and self._bits_cheaper(items, support):
-            counts = self._later_counts_bits(items)
+        cands = self.candidates(items, bound)
+        if cands is not None:
+            if cands.size == 0:
+                return None
+            if self.bits is not None and self._bits_cheaper(items, support, cands.size):
+                counts = self._counts_bits(items, cands)
+                ext = np.flatnonzero(counts >= bound)
+                return zip(cands[ext].tolist(), counts[ext].tolist(), strict=True)
+        if self.bits is not None and self._bits_cheaper(items, support, self.n - last - 1):
+            counts = self._counts_bits(items, np.arange(last + 1, self.n))
             if not counts.any():
                 return None
         else:
@@ -188,18 +196,39 @@ class _RankedItems:
         ext = np.flatnonzero(counts >= bound)
         return zip((ext + last + 1).tolist(), counts[ext].tolist(), strict=True)
 
-    def _bits_cheaper(self, items: tuple[int, ...], support: int) -> bool:
-        """Whether counting by bitsets costs less than gathering the ``support`` rows' entries."""
-        words = self.bits.shape[1]
-        later = self.n - items[-1] - 1
-        gather = _GATHER_COST * support * (self.r.size / max(self.rptr.size - 1, 1))
-        return len(items) * words + later * min(words, support) < gather
+    def candidates(self, items: tuple[int, ...], bound: int) -> np.ndarray | None:
+        """The later ranks c with every pair support ``P[x, c] >= bound`` (x in ``items``), sorted: the only
+        extensions that can reach ``bound`` (support is anti-monotone); None without pair supports."""
+        last = items[-1]
+        if isinstance(self.pairs, np.ndarray):
+            ok = self.pairs[items[0], last + 1:] >= bound
+            for x in items[1:]:
+                ok &= self.pairs[x, last + 1:] >= bound
+            return np.flatnonzero(ok) + (last + 1)
+        if self.pairs is None:
+            return None
+        ptr, cols, vals = self.pairs.indptr, self.pairs.indices, self.pairs.data
+        out: np.ndarray | None = None
+        for x in items:
+            c = cols[ptr[x]:ptr[x + 1]]
+            c = np.sort(c[(vals[ptr[x]:ptr[x + 1]] >= bound) & (c > last)])
+            out = c if out is None else out[_in_sorted(out, c)]
+            if out.size == 0:
+                break
+        return out
 
-    def _later_counts_bits(self, items: tuple[int, ...]) -> np.ndarray:
-        """Support of ``items`` + j for every later rank j, from the row bitsets."""
+    def _bits_cheaper(self, items: tuple[int, ...], support: int, counted: int) -> bool:
+        """Whether counting ``counted`` extensions by bitsets costs less than gathering the ``support`` rows'
+        entries."""
+        words = self.bits.shape[1]
+        gather = _GATHER_COST * support * (self.r.size / max(self.rptr.size - 1, 1))
+        return len(items) * words + counted * min(words, support) < gather
+
+    def _counts_bits(self, items: tuple[int, ...], ranks: np.ndarray) -> np.ndarray:
+        """Support of ``items`` + j for every rank j of ``ranks``, from the row bitsets."""
         held = np.bitwise_and.reduce(self.bits[list(items)], axis=0)
         nz = np.flatnonzero(held)
-        later = self.bits[items[-1] + 1:, nz]
+        later = self.bits[ranks[:, None], nz]
         later &= held[nz]
         return np.bitwise_count(later).sum(axis=1, dtype=np.int64)
 
@@ -224,11 +253,12 @@ def _bitsets(key: np.ndarray, n_rows: int, n_sets: int) -> np.ndarray:
 
 
 def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports: np.ndarray, present: np.ndarray,
-                top_k: int) -> _RankedItems:
-    """Rank the items that can be in a top-K itemset and build the reduced CSR and its tid-lists."""
+                top_k: int, min_support: int = 0) -> _RankedItems:
+    """Rank the items that can be in a top-K itemset of support at least ``min_support`` and build the reduced
+    CSR and its tid-lists."""
     ranked = np.sort(supports[present])[::-1]
     # K singletons reach the K-th largest single-item support, so s_K is at least that.
-    floor = int(ranked[top_k - 1]) if ranked.size >= top_k else 1
+    floor = max(int(ranked[top_k - 1]) if ranked.size >= top_k else 1, min_support)
     # Items below the floor are in no top-K itemset; rank the rest by (-support, id).
     kept = present[supports[present] >= floor]
     kept = kept[np.lexsort((kept, -supports[kept]))]
@@ -344,14 +374,16 @@ def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
 
 
 def _top_k_csr(indptr: np.ndarray, indices: np.ndarray, n_items: int, top_k: int, max_size: int | None,
-               max_itemsets: int) -> tuple[list[tuple[tuple[int, ...], int]], int, bool]:
+               max_itemsets: int, min_support: int = 0) -> tuple[list[tuple[tuple[int, ...], int]], int, bool]:
     """Best-first top-K search on a CSR of distinct item ids per row (see :func:`top_k_search`)."""
     supports = np.bincount(indices, minlength=n_items) if n_items else np.zeros(0, dtype=np.int64)
     present = np.flatnonzero(supports > 0)
     if present.size == 0:
         return [], 0, False
-    ranked = _rank_items(indptr, indices, n_items, supports, present, top_k)
+    ranked = _rank_items(indptr, indices, n_items, supports, present, top_k, min_support)
     out, kth, truncated = _best_first(ranked, top_k, max_size, max_itemsets)
+    if len(out) < top_k and min_support > 1:
+        kth = 0  # fewer than K itemsets reach min_support: the K-th support lies below it, unsearched
     item_of = ranked.item_of
     return [(tuple(int(item_of[j]) for j in items), s) for items, s in out], kth, truncated
 
@@ -367,16 +399,22 @@ def _cap(top_k: int, max_itemsets: int | None) -> int:
 
 
 def top_k_search(ds: TransactionDataset, top_k: int, max_size: int | None = None,
-                 max_itemsets: int | None = None) -> TopK:
+                 max_itemsets: int | None = None, *, min_support: int = 0) -> TopK:
     """The top-K frequent itemsets of a dataset's records, by an exact best-first search.
 
     FI is every itemset whose support reaches the K-th largest support (ties at the cut kept,
     so FI may hold more than K itemsets), capped at ``max_itemsets`` (default
     ``DEFAULT_TIE_FACTOR * top_k``; ``truncated`` tells). See the module docstring.
+
+    ``min_support``: a known lower bound of interest (tKd-ML^2 passes the K-th support found over the levels
+    so far). Items and itemsets below it are never looked at: the answer is the unrestricted answer's
+    prefix of itemsets with support at least ``min_support``, in the same order. When fewer than K
+    itemsets reach it, ``kth_support`` is 0 (the K-th support lies below, unsearched) and ``truncated``
+    is False (the cap can only bind at the K-th support).
     """
     cap = _cap(top_k, max_itemsets)
     found, kth, truncated = _top_k_csr(ds.indptr.astype(np.int64), ds.indices.astype(np.int64),
-                                       len(ds.vocabulary), top_k, max_size, cap)
+                                       len(ds.vocabulary), top_k, max_size, cap, int(min_support))
     voc = ds.vocabulary
     return TopK({frozenset(voc[i] for i in items): n for items, n in found}, kth, truncated)
 
