@@ -46,6 +46,7 @@ from anonymizer.evaluation.report import UtilityReport
 from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
+from corpora.io.tokens import sorted_unique
 
 __all__ = ["MultiLevelTopK", "project_dataset", "sorted_unique", "multilevel_top_k", "tkd_ml2", "tkd_ml2_generalized",
            "re_generalized", "baseline_utility", "traceable_nodes"]
@@ -96,15 +97,6 @@ def project_dataset(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.n
     np.cumsum(np.bincount(r, minlength=len(ds)), out=indptr[1:])
     vocab = tuple(labels[i] for i in order.tolist())
     return TransactionDataset(vocab, indptr, c.astype(np.int32), name=ds.name)
-
-
-def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """``np.unique(values)`` of an integer array by one sort (numpy's hash-based unique is far slower on
-    millions of spread keys)."""
-    out = np.sort(values)
-    if out.size:
-        out = out[np.concatenate(([True], out[1:] != out[:-1]))]
-    return out
 
 
 def _levels(hierarchy: Hierarchy) -> list[int]:
