@@ -15,7 +15,6 @@ import numpy as np
 
 from anonymizer.model.release import Release
 from corpora.dataset import TransactionDataset
-from corpora.io.tokens import sorted_unique
 
 __all__ = ["published_subrecords", "subrecord_dataset", "published_supports", "PublishedTerms", "published_terms"]
 
@@ -65,6 +64,8 @@ class PublishedTerms:
 
 def published_terms(release: Release) -> PublishedTerms:
     """:class:`PublishedTerms` of a release, from its arrays."""
+    from corpora.io.tokens import sorted_unique  # not at import: consistency (``verify``) imports this module
+
     a = release.arrays
     n = len(a.terms)
     _, ids = _subrecord_arrays(release)
