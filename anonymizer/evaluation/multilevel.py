@@ -71,7 +71,12 @@ def project_dataset(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.n
     that sum, so no itemset holding one reaches ``min_support``); the other nodes and their supports
     are as without it, in the same order.
     """
-    pos = hierarchy.leaf_positions(list(ds.vocabulary))
+    return _project(ds, hierarchy, leaf_map, hierarchy.leaf_positions(list(ds.vocabulary)), min_support)
+
+
+def _project(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray, pos: np.ndarray,
+             min_support: int) -> TransactionDataset:
+    """:func:`project_dataset` with ``pos``, the leaf positions of ``ds``'s vocabulary, given."""
     node_of_term = leaf_map[pos]
     term_supports = ds.term_supports()
     present = np.flatnonzero(term_supports)
@@ -103,9 +108,8 @@ def _levels(hierarchy: Hierarchy) -> list[int]:
     return list(range(1, hierarchy.height + 1))
 
 
-def _is_leaf_level(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray) -> bool:
-    """Whether ``leaf_map`` keeps every term of ``ds`` itself: the projection is then ``ds`` (same labels)."""
-    pos = hierarchy.leaf_positions(list(ds.vocabulary))
+def _is_leaf_level(pos: np.ndarray, hierarchy: Hierarchy, leaf_map: np.ndarray) -> bool:
+    """Whether ``leaf_map`` keeps every term (leaf positions ``pos``) itself: the projection is then the dataset."""
     return bool(np.array_equal(leaf_map[pos], hierarchy.leaf_nodes[pos]))
 
 
@@ -136,7 +140,8 @@ def _level_searches(ds: TransactionDataset, hierarchy: Hierarchy, top_k: int, ex
     cap = None if exact_ties else top_k
     levels = _levels(hierarchy)
     maps = {level: hierarchy.level_map(level) for level in levels}
-    reused = [level for level in levels if leaf_top is not None and _is_leaf_level(ds, hierarchy, maps[level])]
+    pos = hierarchy.leaf_positions(list(ds.vocabulary))
+    reused = [level for level in levels if leaf_top is not None and _is_leaf_level(pos, hierarchy, maps[level])]
     results: dict[int, TopK] = {}
     projections: dict[int, TransactionDataset] = {}
     seen: dict[frozenset, int] = {}
@@ -145,7 +150,7 @@ def _level_searches(ds: TransactionDataset, hierarchy: Hierarchy, top_k: int, ex
             res, proj = leaf_top, ds
         else:
             bound = heapq.nlargest(top_k, seen.values())[-1] if len(seen) >= top_k else 0
-            proj = project_dataset(ds, hierarchy, maps[level], min_support=bound)
+            proj = _project(ds, hierarchy, maps[level], pos, bound)
             res = top_k_search(proj, top_k, max_itemsets=cap, min_support=bound)
         results[level], projections[level] = res, proj
         for items, n in res.itemsets.items():

@@ -238,17 +238,13 @@ def _has_bit(bits: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return (bits[rows >> 6] >> (rows & 63).astype(np.uint64)) & np.uint64(1) == 1
 
 
-def _bitsets(key: np.ndarray, n_rows: int, n_sets: int) -> np.ndarray:
-    """Bitsets (n_sets x ceil(n_rows / 64) words) from sorted distinct keys ``set * n_rows + row``."""
+def _bitsets(sets: np.ndarray, rows: np.ndarray, n_rows: int, n_sets: int) -> np.ndarray:
+    """Bitsets (n_sets x ceil(n_rows / 64) words) holding bit ``row`` of set ``set`` for each pair of ``sets`` and
+    ``rows`` (any order, repeats allowed: one unbuffered OR per pair, no sort)."""
     words = (n_rows + 63) // 64
     bits = np.zeros(n_sets * words, dtype=np.uint64)
-    if key.size:
-        which = key // n_rows
-        rows = key - which * n_rows
-        word = which * words + (rows >> 6)
-        starts = np.flatnonzero(np.concatenate(([True], word[1:] != word[:-1])))
-        bits[word[starts]] = np.bitwise_or.reduceat(np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64)),
-                                                    starts)
+    if sets.size:
+        np.bitwise_or.at(bits, sets * words + (rows >> 6), np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64)))
     return bits.reshape(n_sets, words)
 
 
@@ -283,7 +279,7 @@ def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports:
     np.cumsum(np.bincount(r, minlength=n), out=cptr[1:])
     bits = None
     if n * ((n_rows + 63) // 64) <= _BITS_LIMIT:
-        bits = _bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)) * n_rows + col_rows, n_rows, n)
+        bits = _bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)), col_rows, n_rows, n)
     pairs = _pair_counts(r, rptr, n, bits)
     return _RankedItems(kept, supports[kept], r, rptr, col_rows, col_pos, cptr, pairs, floor, bits)
 
@@ -449,7 +445,7 @@ def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset]) -> d
     at = slot[ds.indices]
     mine = at >= 0
     rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(ds.indptr))[mine]
-    bits = _bitsets(np.sort(at[mine] * max(n_rows, 1) + rows), max(n_rows, 1), needed.size)
+    bits = _bitsets(at[mine], rows, max(n_rows, 1), needed.size)
     out: dict[frozenset, int] = {}
     for s, cols in zip(itemsets, asked, strict=True):
         if not cols or min(cols) < 0:
