@@ -2,6 +2,7 @@
 
 * ``top_k_search(..., min_support=s)``: the prefix of the unrestricted answer (itemsets of support >= s, same
   order), on every counting path, on data with many ties;
+* the dense pair supports' work limit growing with the entries (``_PAIR_ENTRIES``);
 * the pair-pruned extension counting (:meth:`_RankedItems.candidates`): brute force on tie-heavy data;
 * tKd-ML^2's threshold across levels (:func:`multilevel_top_k`, :func:`tkd_ml2`) against full searches of every
   level (the code before), on balanced and unbalanced hierarchies, with and without the reused leaf level;
@@ -35,6 +36,7 @@ PATHS = {
     "sparse pairs": {"_PAIRS_LIMIT": 0},
     "enumerated pairs": {"_GATHER_COST": 0},
     "no pairs": {"_GRAM_LIMIT": 0},
+    "pair limit grown with the entries": {"_GRAM_LIMIT": 4, "_PAIR_ENTRIES": 1},
 }
 
 

@@ -22,6 +22,12 @@ into astronomically many). Choice: ties at the cut are capped at ``max_itemsets`
 order and the utility report (:class:`anonymizer.evaluation.report.UtilityReport`) carries a
 warning. For the published side ties never matter,
 so its search stops at the K-th pop.
+
+An extension ``items + c`` is counted only when every pair ``{x, c}`` (x in items) reaches the bound
+(:meth:`_RankedItems.candidates`, on the pair supports counted once per search): support never grows,
+so the others cannot reach it, and most pops of a sparse level then count nothing. ``min_support``
+(:func:`top_k_search`) lets a caller that knows a lower bound of what it needs (tKd-ML^2's levels,
+:mod:`anonymizer.evaluation.multilevel`) skip every item and itemset below it.
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ _GRAM_LIMIT = 50_000_000
 
 _PAIRS_LIMIT = 1 << 22
 """Most cells of the dense pair-support matrix (32 MiB); more kept items count their pairs like larger itemsets."""
+
+_PAIR_ENTRIES = _GRAM_LIMIT // 16
+"""Entries past which the dense pair supports' work limit grows with the data (16 position pairs per entry)."""
 
 _PAIR_BLOCK = 1 << 22
 """Most (row, pair) keys counted in one block of :func:`_pair_counts`."""
@@ -289,10 +298,13 @@ def _pair_counts(r: np.ndarray, rptr: np.ndarray, n: int,
     """All pair supports ``P[a, b]`` (a < b) of a CSR of sorted ranks: dense when the matrix is small
     (``_PAIRS_LIMIT`` cells; from the row bitsets when few items are dense, else every (a, b) position pair
     of the rows, rows of one length at a time, counted by bincount), else a sparse product's upper triangle;
-    None when that is too costly (``_GRAM_LIMIT``)."""
+    None when that is too costly: more than ``_GRAM_LIMIT`` position pairs, a limit that grows with the
+    entries past ``_PAIR_ENTRIES`` for the dense matrix (whose memory is bounded), so that at a fixed record
+    length the work and the choice of path do not change with the number of records."""
     lens = np.diff(rptr)
     work = int((lens * lens).sum())
-    if n * n > _GRAM_LIMIT or work > _GRAM_LIMIT:
+    limit = _GRAM_LIMIT * max(1.0, r.size / _PAIR_ENTRIES) if n * n <= _PAIRS_LIMIT else _GRAM_LIMIT
+    if n * n > _GRAM_LIMIT or work > limit:
         return None
     if n * n > _PAIRS_LIMIT:
         mat = sp.csr_matrix((np.ones(r.size, dtype=np.int64), r, rptr), shape=(lens.size, n))
