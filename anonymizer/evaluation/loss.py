@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from anonymizer.evaluation.published import published_terms, subrecord_dataset
+from anonymizer.evaluation.published import published_term_counts, subrecord_dataset
 from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from anonymizer.model.lost import tlost_share
 from anonymizer.model.release import Release
@@ -189,8 +189,8 @@ def tlost(release: Release, original: TransactionDataset | None = None, *, at_le
 
 def tlost_readings(release: Release, original: TransactionDataset | None = None) -> tuple[float, float]:
     """(:func:`tlost`, :func:`tlost` with ``at_least_k``) from one pass over the release's arrays
-    (:func:`anonymizer.evaluation.published.published_terms`)."""
-    pub = published_terms(release)
+    (:func:`anonymizer.evaluation.published.published_term_counts`)."""
+    pub = published_term_counts(release)
     kept = {pub.terms[i] for i in np.flatnonzero(pub.in_subrecords).tolist()}
     in_term_chunks = {pub.terms[i] for i in np.flatnonzero(pub.term_chunks).tolist()}
     if original is not None:

@@ -16,7 +16,8 @@ import numpy as np
 from anonymizer.model.release import Release
 from corpora.dataset import TransactionDataset
 
-__all__ = ["published_subrecords", "subrecord_dataset", "published_supports", "PublishedTerms", "published_terms"]
+__all__ = ["published_subrecords", "subrecord_dataset", "published_supports", "PublishedTermCounts",
+           "published_term_counts"]
 
 
 def published_subrecords(release: Release) -> list[tuple[str, ...]]:
@@ -53,7 +54,7 @@ def subrecord_dataset(release: Release) -> TransactionDataset:
 
 
 @dataclass(frozen=True)
-class PublishedTerms:
+class PublishedTermCounts:
     """Per term of a release (``terms``, its sorted vocabulary): ``in_subrecords``, its occurrences in the
     record- and shared-chunk sub-records, and ``term_chunks``, how many simple clusters' term chunks hold it."""
 
@@ -62,8 +63,8 @@ class PublishedTerms:
     term_chunks: np.ndarray
 
 
-def published_terms(release: Release) -> PublishedTerms:
-    """:class:`PublishedTerms` of a release, from its arrays."""
+def published_term_counts(release: Release) -> PublishedTermCounts:
+    """:class:`PublishedTermCounts` of a release, from its arrays."""
     from corpora.io.tokens import sorted_unique  # not at import: consistency (``verify``) imports this module
 
     a = release.arrays
@@ -71,7 +72,8 @@ def published_terms(release: Release) -> PublishedTerms:
     _, ids = _subrecord_arrays(release)
     cluster = np.repeat(np.arange(a.n_clusters, dtype=np.int64), np.diff(a.term_chunk_off))
     pairs = sorted_unique(cluster * max(n, 1) + a.term_chunk_terms)  # a term counted once per cluster
-    return PublishedTerms(list(a.terms), np.bincount(ids, minlength=n), np.bincount(pairs % max(n, 1), minlength=n))
+    return PublishedTermCounts(list(a.terms), np.bincount(ids, minlength=n),
+                               np.bincount(pairs % max(n, 1), minlength=n))
 
 
 def published_supports(release: Release) -> Counter[str]:
