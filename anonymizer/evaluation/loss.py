@@ -27,12 +27,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from anonymizer.evaluation.published import published_subrecords, subrecord_dataset
+from anonymizer.evaluation.published import published_term_counts, subrecord_dataset
 from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from anonymizer.model.lost import tlost_share
 from anonymizer.model.release import Release
@@ -189,13 +188,15 @@ def tlost(release: Release, original: TransactionDataset | None = None, *, at_le
 
 
 def tlost_readings(release: Release, original: TransactionDataset | None = None) -> tuple[float, float]:
-    """(:func:`tlost`, :func:`tlost` with ``at_least_k``) from one pass over the release."""
-    kept = {t for sub in published_subrecords(release) for t in sub}
-    in_term_chunks = Counter(t for c in release.clusters for t in set(c.term_chunk))
+    """(:func:`tlost`, :func:`tlost` with ``at_least_k``) from one pass over the release's arrays
+    (:func:`anonymizer.evaluation.published.published_term_counts`)."""
+    pub = published_term_counts(release)
+    kept = {pub.terms[i] for i in np.flatnonzero(pub.in_subrecords).tolist()}
+    in_term_chunks = {pub.terms[i] for i in np.flatnonzero(pub.term_chunks).tolist()}
     if original is not None:
         supports = original.supports()
     else:
-        supports = Counter(t for sub in published_subrecords(release) for t in sub)
-        supports.update(in_term_chunks)
+        total = pub.in_subrecords + pub.term_chunks
+        supports = {pub.terms[i]: int(total[i]) for i in np.flatnonzero(total).tolist()}
     return (tlost_share(supports, release.k, kept, in_term_chunks),
             tlost_share(supports, release.k, kept, in_term_chunks, at_least_k=True))

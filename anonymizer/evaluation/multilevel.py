@@ -33,6 +33,7 @@ to one, so no item has "its" published form); :func:`baseline_utility` reports N
 
 from __future__ import annotations
 
+import heapq
 import warnings
 
 import numpy as np
@@ -45,6 +46,7 @@ from anonymizer.evaluation.report import UtilityReport
 from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
+from corpora.io.tokens import sorted_unique
 
 __all__ = ["MultiLevelTopK", "project_dataset", "sorted_unique", "multilevel_top_k", "tkd_ml2", "tkd_ml2_generalized",
            "re_generalized", "baseline_utility", "traceable_nodes"]
@@ -59,25 +61,42 @@ class MultiLevelTopK:
         self.truncated = truncated
 
 
-def project_dataset(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray) -> TransactionDataset:
+def project_dataset(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray, *,
+                    min_support: int = 0) -> TransactionDataset:
     """``ds`` (items = leaves of ``hierarchy``) with every leaf replaced by ``leaf_map[leaf]`` (vectorized).
 
     The nodes are labelled and sorted by label (the projection's vocabulary); each record's node ids
     come out sorted and distinct (one sort of the (record, node) keys, :func:`sorted_unique`).
+    ``min_support``: leave out the nodes whose terms' supports sum below it (a node's support is at most
+    that sum, so no itemset holding one reaches ``min_support``); the other nodes and their supports
+    are as without it, in the same order.
     """
-    pos = hierarchy.leaf_positions(list(ds.vocabulary))
+    return _project(ds, hierarchy, leaf_map, hierarchy.leaf_positions(list(ds.vocabulary)), min_support)
+
+
+def _project(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray, pos: np.ndarray,
+             min_support: int) -> TransactionDataset:
+    """:func:`project_dataset` with ``pos``, the leaf positions of ``ds``'s vocabulary, given."""
     node_of_term = leaf_map[pos]
-    present = np.flatnonzero(ds.term_supports())
+    term_supports = ds.term_supports()
+    present = np.flatnonzero(term_supports)
+    if min_support > 0 and present.size:
+        node_sums = np.bincount(node_of_term[present], weights=term_supports[present])
+        present = present[node_sums[node_of_term[present]] >= min_support]
     used = sorted_unique(node_of_term[present])
     labels = [hierarchy.labels[n] for n in used.tolist()]
     order = np.argsort(np.asarray(labels, dtype=object), kind="stable") if labels else np.zeros(0, dtype=np.int64)
     rank = np.empty(used.size, dtype=np.int64)
     rank[order] = np.arange(used.size)
     width = max(used.size, 1)
-    id_of_term = np.zeros(len(ds.vocabulary), dtype=np.int64)
+    id_of_term = np.full(len(ds.vocabulary), -1, dtype=np.int64)
     id_of_term[present] = rank[np.searchsorted(used, node_of_term[present])]
     rows = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))
-    key = sorted_unique(rows * width + id_of_term[ds.indices])
+    ids = id_of_term[ds.indices]
+    if present.size < len(ds.vocabulary):  # absent (or left out) terms
+        kept = ids >= 0
+        rows, ids = rows[kept], ids[kept]
+    key = sorted_unique(rows * width + ids)
     r, c = key // width, key % width
     indptr = np.zeros(len(ds) + 1, dtype=np.int64)
     np.cumsum(np.bincount(r, minlength=len(ds)), out=indptr[1:])
@@ -85,22 +104,12 @@ def project_dataset(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.n
     return TransactionDataset(vocab, indptr, c.astype(np.int32), name=ds.name)
 
 
-def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """``np.unique(values)`` of an integer array by one sort (numpy's hash-based unique is far slower on
-    millions of spread keys)."""
-    out = np.sort(values)
-    if out.size:
-        out = out[np.concatenate(([True], out[1:] != out[:-1]))]
-    return out
-
-
 def _levels(hierarchy: Hierarchy) -> list[int]:
     return list(range(1, hierarchy.height + 1))
 
 
-def _is_leaf_level(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray) -> bool:
-    """Whether ``leaf_map`` keeps every term of ``ds`` itself: the projection is then ``ds`` (same labels)."""
-    pos = hierarchy.leaf_positions(list(ds.vocabulary))
+def _is_leaf_level(pos: np.ndarray, hierarchy: Hierarchy, leaf_map: np.ndarray) -> bool:
+    """Whether ``leaf_map`` keeps every term (leaf positions ``pos``) itself: the projection is then the dataset."""
     return bool(np.array_equal(leaf_map[pos], hierarchy.leaf_nodes[pos]))
 
 
@@ -110,24 +119,53 @@ def multilevel_top_k(ds: TransactionDataset, hierarchy: Hierarchy, top_k: int,
 
     ``leaf_top``: :func:`anonymizer.evaluation.topk.top_k_search` of ``ds`` itself with the same cap
     (``max_itemsets=None`` with ``exact_ties``, else ``top_k``), reused at a level that keeps every
-    term as it is (the leaf level of a balanced tree) instead of searching the same data again."""
+    term as it is (the leaf level of a balanced tree) instead of searching the same data again.
+    ``truncated`` tells whether a level's cap cut itemsets that could reach the K-th support over all
+    levels (:func:`_level_searches`)."""
+    return _level_searches(ds, hierarchy, top_k, exact_ties, leaf_top)[0]
+
+
+def _level_searches(ds: TransactionDataset, hierarchy: Hierarchy, top_k: int, exact_ties: bool,
+                    leaf_top: TopK | None) -> tuple[MultiLevelTopK, dict[int, TransactionDataset]]:
+    """:func:`multilevel_top_k` and the projection of ``ds`` searched at each level.
+
+    Threshold across levels: FI keeps the itemsets whose support reaches the K-th largest support over
+    all levels, which is at least the K-th largest support of any K distinct itemsets already found.
+    So each level is searched (and projected, :func:`project_dataset`'s ``min_support``) only down to
+    that bound, reached first from the leaf level's ``leaf_top`` and the small upper levels; a level's
+    answer is then the prefix of its full answer above the bound, which holds every itemset FI takes
+    from it (with the level it is first found at), so FI and its K-th support are those of full
+    searches. A projection leaves out only nodes below the bound, which is at most the K-th support,
+    so :func:`tkd_ml2` counts published supports on it with the same outcome."""
+    cap = None if exact_ties else top_k
+    levels = _levels(hierarchy)
+    maps = {level: hierarchy.level_map(level) for level in levels}
+    pos = hierarchy.leaf_positions(list(ds.vocabulary))
+    reused = [level for level in levels if leaf_top is not None and _is_leaf_level(pos, hierarchy, maps[level])]
+    results: dict[int, TopK] = {}
+    projections: dict[int, TransactionDataset] = {}
+    seen: dict[frozenset, int] = {}
+    for level in reused + [level for level in levels if level not in reused]:
+        if level in reused:
+            res, proj = leaf_top, ds
+        else:
+            bound = heapq.nlargest(top_k, seen.values())[-1] if len(seen) >= top_k else 0
+            proj = _project(ds, hierarchy, maps[level], pos, bound)
+            res = top_k_search(proj, top_k, max_itemsets=cap, min_support=bound)
+        results[level], projections[level] = res, proj
+        for items, n in res.itemsets.items():
+            seen.setdefault(items, n)
     found: dict[frozenset, tuple[int, int]] = {}
     truncated = False
-    cap = None if exact_ties else top_k
-    for level in _levels(hierarchy):
-        leaf_map = hierarchy.level_map(level)
-        if leaf_top is not None and _is_leaf_level(ds, hierarchy, leaf_map):
-            res = leaf_top
-        else:
-            res = top_k_search(project_dataset(ds, hierarchy, leaf_map), top_k, max_itemsets=cap)
-        truncated |= res.truncated
-        for items, n in res.itemsets.items():
+    for level in levels:
+        truncated |= results[level].truncated
+        for items, n in results[level].itemsets.items():
             found.setdefault(items, (n, level))
     if not found:
-        return MultiLevelTopK({}, 0, truncated)
+        return MultiLevelTopK({}, 0, truncated), projections
     supports = sorted((n for n, _ in found.values()), reverse=True)
     kth = supports[top_k - 1] if len(supports) >= top_k else 1
-    return MultiLevelTopK({s: v for s, v in found.items() if v[0] >= kth}, kth, truncated)
+    return MultiLevelTopK({s: v for s, v in found.items() if v[0] >= kth}, kth, truncated), projections
 
 
 def tkd_ml2(original: TransactionDataset, published: TransactionDataset, hierarchy: Hierarchy,
@@ -139,18 +177,16 @@ def tkd_ml2(original: TransactionDataset, published: TransactionDataset, hierarc
     fi = fi or multilevel_top_k(original, hierarchy, top_k)
     if not fi.itemsets:
         return 0.0
-    kth = multilevel_top_k(published, hierarchy, top_k, exact_ties=False, leaf_top=published_top).kth_support \
-        if len(published) else 0
+    kth, projections = 0, {}
+    if len(published):
+        ml, projections = _level_searches(published, hierarchy, top_k, False, published_top)
+        kth = ml.kth_support
     kept = 0
     by_level: dict[int, list[frozenset]] = {}
     for items, (_n, level) in fi.itemsets.items():
         by_level.setdefault(level, []).append(items)
     for level, sets in by_level.items():
-        leaf_map = hierarchy.level_map(level)
-        if not len(published) or _is_leaf_level(published, hierarchy, leaf_map):
-            proj = published
-        else:
-            proj = project_dataset(published, hierarchy, leaf_map)
+        proj = projections.get(level, published)
         for n in itemset_supports(proj, sets).values():
             kept += int(n > 0 and n >= kth)
     return 1.0 - kept / len(fi.itemsets)

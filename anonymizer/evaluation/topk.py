@@ -22,6 +22,12 @@ into astronomically many). Choice: ties at the cut are capped at ``max_itemsets`
 order and the utility report (:class:`anonymizer.evaluation.report.UtilityReport`) carries a
 warning. For the published side ties never matter,
 so its search stops at the K-th pop.
+
+An extension ``items + c`` is counted only when every pair ``{x, c}`` (x in items) reaches the bound
+(:meth:`_RankedItems.candidates`, on the pair supports counted once per search): support never grows,
+so the others cannot reach it, and most pops of a sparse level then count nothing. ``min_support``
+(:func:`top_k_search`) lets a caller that knows a lower bound of what it needs (tKd-ML^2's levels,
+:mod:`anonymizer.evaluation.multilevel`) skip every item and itemset below it.
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ _GRAM_LIMIT = 50_000_000
 
 _PAIRS_LIMIT = 1 << 22
 """Most cells of the dense pair-support matrix (32 MiB); more kept items count their pairs like larger itemsets."""
+
+_PAIR_ENTRIES = _GRAM_LIMIT // 16
+"""Entries past which the dense pair supports' work limit grows with the data (16 position pairs per entry)."""
 
 _PAIR_BLOCK = 1 << 22
 """Most (row, pair) keys counted in one block of :func:`_pair_counts`."""
@@ -176,8 +185,16 @@ class _RankedItems:
             cols, vals = self.pairs.indices[lo:hi], self.pairs.data[lo:hi]
             sel = vals >= bound
             return zip(cols[sel].tolist(), vals[sel].tolist(), strict=True)
-        if self.bits is not None and self._bits_cheaper(items, support):
-            counts = self._later_counts_bits(items)
+        cands = self.candidates(items, bound)
+        if cands is not None:
+            if cands.size == 0:
+                return None
+            if self.bits is not None and self._bits_cheaper(items, support, cands.size):
+                counts = self._counts_bits(items, cands)
+                ext = np.flatnonzero(counts >= bound)
+                return zip(cands[ext].tolist(), counts[ext].tolist(), strict=True)
+        if self.bits is not None and self._bits_cheaper(items, support, self.n - last - 1):
+            counts = self._counts_bits(items, np.arange(last + 1, self.n))
             if not counts.any():
                 return None
         else:
@@ -188,18 +205,39 @@ class _RankedItems:
         ext = np.flatnonzero(counts >= bound)
         return zip((ext + last + 1).tolist(), counts[ext].tolist(), strict=True)
 
-    def _bits_cheaper(self, items: tuple[int, ...], support: int) -> bool:
-        """Whether counting by bitsets costs less than gathering the ``support`` rows' entries."""
-        words = self.bits.shape[1]
-        later = self.n - items[-1] - 1
-        gather = _GATHER_COST * support * (self.r.size / max(self.rptr.size - 1, 1))
-        return len(items) * words + later * min(words, support) < gather
+    def candidates(self, items: tuple[int, ...], bound: int) -> np.ndarray | None:
+        """The later ranks c with every pair support ``P[x, c] >= bound`` (x in ``items``), sorted: the only
+        extensions that can reach ``bound`` (support is anti-monotone); None without pair supports."""
+        last = items[-1]
+        if isinstance(self.pairs, np.ndarray):
+            ok = self.pairs[items[0], last + 1:] >= bound
+            for x in items[1:]:
+                ok &= self.pairs[x, last + 1:] >= bound
+            return np.flatnonzero(ok) + (last + 1)
+        if self.pairs is None:
+            return None
+        ptr, cols, vals = self.pairs.indptr, self.pairs.indices, self.pairs.data
+        out: np.ndarray | None = None
+        for x in items:
+            c = cols[ptr[x]:ptr[x + 1]]
+            c = np.sort(c[(vals[ptr[x]:ptr[x + 1]] >= bound) & (c > last)])
+            out = c if out is None else out[_in_sorted(out, c)]
+            if out.size == 0:
+                break
+        return out
 
-    def _later_counts_bits(self, items: tuple[int, ...]) -> np.ndarray:
-        """Support of ``items`` + j for every later rank j, from the row bitsets."""
+    def _bits_cheaper(self, items: tuple[int, ...], support: int, counted: int) -> bool:
+        """Whether counting ``counted`` extensions by bitsets costs less than gathering the ``support`` rows'
+        entries."""
+        words = self.bits.shape[1]
+        gather = _GATHER_COST * support * (self.r.size / max(self.rptr.size - 1, 1))
+        return len(items) * words + counted * min(words, support) < gather
+
+    def _counts_bits(self, items: tuple[int, ...], ranks: np.ndarray) -> np.ndarray:
+        """Support of ``items`` + j for every rank j of ``ranks``, from the row bitsets."""
         held = np.bitwise_and.reduce(self.bits[list(items)], axis=0)
         nz = np.flatnonzero(held)
-        later = self.bits[items[-1] + 1:, nz]
+        later = self.bits[ranks[:, None], nz]
         later &= held[nz]
         return np.bitwise_count(later).sum(axis=1, dtype=np.int64)
 
@@ -209,26 +247,23 @@ def _has_bit(bits: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return (bits[rows >> 6] >> (rows & 63).astype(np.uint64)) & np.uint64(1) == 1
 
 
-def _bitsets(key: np.ndarray, n_rows: int, n_sets: int) -> np.ndarray:
-    """Bitsets (n_sets x ceil(n_rows / 64) words) from sorted distinct keys ``set * n_rows + row``."""
+def _bitsets(sets: np.ndarray, rows: np.ndarray, n_rows: int, n_sets: int) -> np.ndarray:
+    """Bitsets (n_sets x ceil(n_rows / 64) words) holding bit ``row`` of set ``set`` for each pair of ``sets`` and
+    ``rows`` (any order, repeats allowed: one unbuffered OR per pair, no sort)."""
     words = (n_rows + 63) // 64
     bits = np.zeros(n_sets * words, dtype=np.uint64)
-    if key.size:
-        which = key // n_rows
-        rows = key - which * n_rows
-        word = which * words + (rows >> 6)
-        starts = np.flatnonzero(np.concatenate(([True], word[1:] != word[:-1])))
-        bits[word[starts]] = np.bitwise_or.reduceat(np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64)),
-                                                    starts)
+    if sets.size:
+        np.bitwise_or.at(bits, sets * words + (rows >> 6), np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64)))
     return bits.reshape(n_sets, words)
 
 
 def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports: np.ndarray, present: np.ndarray,
-                top_k: int) -> _RankedItems:
-    """Rank the items that can be in a top-K itemset and build the reduced CSR and its tid-lists."""
+                top_k: int, min_support: int = 0) -> _RankedItems:
+    """Rank the items that can be in a top-K itemset of support at least ``min_support`` and build the reduced
+    CSR and its tid-lists."""
     ranked = np.sort(supports[present])[::-1]
     # K singletons reach the K-th largest single-item support, so s_K is at least that.
-    floor = int(ranked[top_k - 1]) if ranked.size >= top_k else 1
+    floor = max(int(ranked[top_k - 1]) if ranked.size >= top_k else 1, min_support)
     # Items below the floor are in no top-K itemset; rank the rest by (-support, id).
     kept = present[supports[present] >= floor]
     kept = kept[np.lexsort((kept, -supports[kept]))]
@@ -253,7 +288,7 @@ def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports:
     np.cumsum(np.bincount(r, minlength=n), out=cptr[1:])
     bits = None
     if n * ((n_rows + 63) // 64) <= _BITS_LIMIT:
-        bits = _bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)) * n_rows + col_rows, n_rows, n)
+        bits = _bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)), col_rows, n_rows, n)
     pairs = _pair_counts(r, rptr, n, bits)
     return _RankedItems(kept, supports[kept], r, rptr, col_rows, col_pos, cptr, pairs, floor, bits)
 
@@ -263,10 +298,13 @@ def _pair_counts(r: np.ndarray, rptr: np.ndarray, n: int,
     """All pair supports ``P[a, b]`` (a < b) of a CSR of sorted ranks: dense when the matrix is small
     (``_PAIRS_LIMIT`` cells; from the row bitsets when few items are dense, else every (a, b) position pair
     of the rows, rows of one length at a time, counted by bincount), else a sparse product's upper triangle;
-    None when that is too costly (``_GRAM_LIMIT``)."""
+    None when that is too costly: more than ``_GRAM_LIMIT`` position pairs, a limit that grows with the
+    entries past ``_PAIR_ENTRIES`` for the dense matrix (whose memory is bounded), so that at a fixed record
+    length the work and the choice of path do not change with the number of records."""
     lens = np.diff(rptr)
     work = int((lens * lens).sum())
-    if n * n > _GRAM_LIMIT or work > _GRAM_LIMIT:
+    limit = _GRAM_LIMIT * max(1.0, r.size / _PAIR_ENTRIES) if n * n <= _PAIRS_LIMIT else _GRAM_LIMIT
+    if n * n > _GRAM_LIMIT or work > limit:
         return None
     if n * n > _PAIRS_LIMIT:
         mat = sp.csr_matrix((np.ones(r.size, dtype=np.int64), r, rptr), shape=(lens.size, n))
@@ -344,14 +382,16 @@ def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
 
 
 def _top_k_csr(indptr: np.ndarray, indices: np.ndarray, n_items: int, top_k: int, max_size: int | None,
-               max_itemsets: int) -> tuple[list[tuple[tuple[int, ...], int]], int, bool]:
+               max_itemsets: int, min_support: int = 0) -> tuple[list[tuple[tuple[int, ...], int]], int, bool]:
     """Best-first top-K search on a CSR of distinct item ids per row (see :func:`top_k_search`)."""
     supports = np.bincount(indices, minlength=n_items) if n_items else np.zeros(0, dtype=np.int64)
     present = np.flatnonzero(supports > 0)
     if present.size == 0:
         return [], 0, False
-    ranked = _rank_items(indptr, indices, n_items, supports, present, top_k)
+    ranked = _rank_items(indptr, indices, n_items, supports, present, top_k, min_support)
     out, kth, truncated = _best_first(ranked, top_k, max_size, max_itemsets)
+    if len(out) < top_k and min_support > 1:
+        kth = 0  # fewer than K itemsets reach min_support: the K-th support lies below it, unsearched
     item_of = ranked.item_of
     return [(tuple(int(item_of[j]) for j in items), s) for items, s in out], kth, truncated
 
@@ -367,16 +407,22 @@ def _cap(top_k: int, max_itemsets: int | None) -> int:
 
 
 def top_k_search(ds: TransactionDataset, top_k: int, max_size: int | None = None,
-                 max_itemsets: int | None = None) -> TopK:
+                 max_itemsets: int | None = None, *, min_support: int = 0) -> TopK:
     """The top-K frequent itemsets of a dataset's records, by an exact best-first search.
 
     FI is every itemset whose support reaches the K-th largest support (ties at the cut kept,
     so FI may hold more than K itemsets), capped at ``max_itemsets`` (default
     ``DEFAULT_TIE_FACTOR * top_k``; ``truncated`` tells). See the module docstring.
+
+    ``min_support``: a known lower bound of interest (tKd-ML^2 passes the K-th support found over the levels
+    so far). Items and itemsets below it are never looked at: the answer is the unrestricted answer's
+    prefix of itemsets with support at least ``min_support``, in the same order. When fewer than K
+    itemsets reach it, ``kth_support`` is 0 (the K-th support lies below, unsearched) and ``truncated``
+    is False (the cap can only bind at the K-th support).
     """
     cap = _cap(top_k, max_itemsets)
     found, kth, truncated = _top_k_csr(ds.indptr.astype(np.int64), ds.indices.astype(np.int64),
-                                       len(ds.vocabulary), top_k, max_size, cap)
+                                       len(ds.vocabulary), top_k, max_size, cap, int(min_support))
     voc = ds.vocabulary
     return TopK({frozenset(voc[i] for i in items): n for items, n in found}, kth, truncated)
 
@@ -411,7 +457,7 @@ def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset]) -> d
     at = slot[ds.indices]
     mine = at >= 0
     rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(ds.indptr))[mine]
-    bits = _bitsets(np.sort(at[mine] * max(n_rows, 1) + rows), max(n_rows, 1), needed.size)
+    bits = _bitsets(at[mine], rows, max(n_rows, 1), needed.size)
     out: dict[frozenset, int] = {}
     for s, cols in zip(itemsets, asked, strict=True):
         if not cols or min(cols) < 0:
