@@ -76,6 +76,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from anonymizer.evaluation.exact import (
     EXACT_MAX_RECORDS,
     MAX_SPREADS,
@@ -85,7 +87,14 @@ from anonymizer.evaluation.exact import (
     prove_component,
 )
 from anonymizer.evaluation.verify_arrays import k_anonymous_chunks, km_anonymous_chunks
-from anonymizer.evaluation.verify_parse import RELEASE_FORMAT, ParsedCluster, ParsedRelease, parse_release
+from anonymizer.evaluation.verify_fast import plain_subset, settle
+from anonymizer.evaluation.verify_parse import (
+    RELEASE_FORMAT,
+    ParsedCluster,
+    ParsedRelease,
+    parse_params,
+    parse_release,
+)
 from anonymizer.model.arrays import ReleaseArrays
 from anonymizer.model.conditions import (
     chunk_terms,
@@ -95,6 +104,7 @@ from anonymizer.model.conditions import (
     lemma2_h,
     lemma2_holds,
 )
+from corpora.common.errors import InputError
 from corpora.common.files import parse_json, read_text_bounded
 
 __all__ = ["VerifyReport", "verify", "verify_file", "km_violations", "k_anonymity_violations",
@@ -271,11 +281,13 @@ unproven: found by tests/test_refine_properties.py in a fresh CI clone; it is se
 
 
 def _exact(out: list[str], unproven: list[str], p: ParsedRelease, exact: bool,
-           max_records: int) -> tuple[set[str], int, int, int]:
+           max_records: int, whole: bool = True) -> tuple[set[str], int, int, int] | None:
     """Decide every component (module docstring, "Deciding the components"); returns the ids of
     the clusters in components searched because they are small (Lemma 2 is not reported there),
     and the numbers of components searched exactly, proven by
-    :func:`anonymizer.evaluation.exact.prove_component`, and not decided (unproven, or structurally broken)."""
+    :func:`anonymizer.evaluation.exact.prove_component`, and not decided (unproven, or structurally broken).
+    ``whole=False``: ``p`` holds only some components of the release; None when an itemset stays
+    below k in a searched one (deciding it needs the whole release)."""
     root = _roots(p)
     broken = {root[node] for node in p.unsound if node in root}
     failing = {root[node] for node in p.flagged if node in root}
@@ -316,6 +328,8 @@ def _exact(out: list[str], unproven: list[str], p: ParsedRelease, exact: bool,
             continue
         for itemset, n in result.below(k):
             low.setdefault(itemset, []).append((top, n))
+    if low and not whole:
+        return None
     if low:
         _report_low(out, unproven, p, root, searched, proven, low, k, m)
     return done, len(searched), len(proven), n_components - len(searched) - len(proven)
@@ -391,10 +405,30 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
     if isinstance(release, (str, os.PathLike)):
         return verify_file(release, exact=exact, exact_max_records=exact_max_records)
     trusted = bool(getattr(release, "validated", False))
+    if trusted:
+        report = _verify_arrays(release, exact, exact_max_records, source)
+        if report is not None:
+            return report
     obj = _plain(release) if trusted else release.to_dict() if hasattr(release, "to_dict") else release
     out: list[str] = []
     parsed = parse_release(obj, source, out, trusted)
     known = _known_chunks(release.arrays, parsed.k, parsed.m) if trusted else None
+    unproven: list[str] = []
+    decided = _decide(out, unproven, parsed, known and tuple(x.tolist() for x in known), exact,
+                      exact_max_records)
+    assert decided is not None  # the whole release: nothing is left undecided for want of the rest
+    chunks, n_exact, n_proven, n_unproven = decided
+    return VerifyReport(ok=not out and not unproven, violations=out, unproven=unproven,
+                        clusters_checked=len(parsed.clusters), chunks_checked=chunks, components_exact=n_exact,
+                        components_proven=n_proven, components_unproven=n_unproven, k=parsed.k, m=parsed.m)
+
+
+def _decide(out: list[str], unproven: list[str], parsed: ParsedRelease,
+            known: tuple[list[bool], list[bool], list[bool]] | None, exact: bool, exact_max_records: int,
+            whole: bool = True) -> tuple[int, int, int, int] | None:
+    """Check the chunks of ``parsed`` and decide its components into ``out`` and ``unproven``;
+    returns the chunks checked and the components searched exactly, proven and undecided (None as
+    :func:`_exact` says when ``parsed`` is not the ``whole`` release)."""
     lemma2 = {}
     at = 0
     for c in parsed.clusters:
@@ -406,15 +440,52 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
             lemma2[c.id] = line
             parsed.flagged.add(c.id)
     chunks = sum(len(c.record_chunks) for c in parsed.clusters) + _check_joints(out, parsed, known and known[1:])
+    decided = _exact(out, unproven, parsed, exact, exact_max_records, whole)
+    if decided is None:
+        return None
+    done, n_exact, n_proven, n_unproven = decided
+    out.extend(line for cid, line in lemma2.items() if cid not in done)
+    return chunks, n_exact, n_proven, n_unproven
+
+
+def _verify_arrays(release: Any, exact: bool, exact_max_records: int, source: str) -> VerifyReport | None:
+    """:func:`verify` of a release read into validated arrays: the components
+    :func:`anonymizer.evaluation.verify_fast.settle` settles are counted, the others parsed and
+    decided as objects; the same report. None where that does not apply (the caller decides the
+    whole release as objects)."""
+    a = release.arrays
+    params = dict(release.params)
+    fatal: list[str] = []
+    k, m = parse_params(params, fatal)
+    known = None if fatal or k is None or m is None else _known_chunks(a, k, m)
+    if known is None or k is None or m is None:
+        return None
+    split = settle(a, k, m, known, exact, exact_max_records, MAX_SPREADS)
+    if split is None:
+        return None
+    out: list[str] = []
+    try:
+        parsed = parse_release(plain_subset(a, params, RELEASE_FORMAT, split.clusters, split.joints), source, out,
+                               trusted=True)
+    except InputError:
+        return None  # the whole release gives the one-line error
+    record = np.concatenate([np.arange(a.chunk_off[c], a.chunk_off[c + 1]) for c in split.clusters] or [[]])
+    shared = np.concatenate([np.arange(a.shared_chunk_off[j], a.shared_chunk_off[j + 1])
+                             for j in split.joints] or [[]])
+    record, shared = record.astype(np.int64), shared.astype(np.int64)
     unproven: list[str] = []
-    decided, n_exact, n_proven, n_unproven = _exact(out, unproven, parsed, exact, exact_max_records)
-    out.extend(line for cid, line in lemma2.items() if cid not in decided)
+    decided = _decide(out, unproven, parsed, (known[0][record].tolist(), known[1][shared].tolist(),
+                                              known[2][shared].tolist()), exact, exact_max_records, whole=False)
+    if decided is None:
+        return None
+    _, n_exact, n_proven, n_unproven = decided
     return VerifyReport(ok=not out and not unproven, violations=out, unproven=unproven,
-                        clusters_checked=len(parsed.clusters), chunks_checked=chunks, components_exact=n_exact,
-                        components_proven=n_proven, components_unproven=n_unproven, k=parsed.k, m=parsed.m)
+                        clusters_checked=a.n_clusters, chunks_checked=int(a.chunk_off[-1] + a.shared_chunk_off[-1]),
+                        components_exact=n_exact + split.exact, components_proven=n_proven + split.proven,
+                        components_unproven=n_unproven, k=k, m=m)
 
 
-def _known_chunks(a: ReleaseArrays, k: int | None, m: int | None) -> tuple[list[bool], list[bool], list[bool]] | None:
+def _known_chunks(a: ReleaseArrays, k: int | None, m: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Record chunks known k^m-anonymous, shared chunks known k^m-anonymous and known k-anonymous
     (:mod:`anonymizer.evaluation.verify_arrays`), or None when that is not counted at once."""
     if k is None or m is None:
@@ -424,8 +495,7 @@ def _known_chunks(a: ReleaseArrays, k: int | None, m: int | None) -> tuple[list[
     shared = km_anonymous_chunks(a.shared_sub_off, a.shared_term_off, a.shared_terms, n_terms, k, m)
     if record is None or shared is None:
         return None
-    return (record.tolist(), shared.tolist(),
-            k_anonymous_chunks(a.shared_sub_off, a.shared_term_off, a.shared_terms, k).tolist())
+    return record, shared, k_anonymous_chunks(a.shared_sub_off, a.shared_term_off, a.shared_terms, k)
 
 
 def _plain(release: Any) -> dict[str, Any]:
