@@ -66,15 +66,24 @@ repeated, every sub-record's terms sorted and distinct), are read into arrays an
 :func:`anonymizer.model.arrays.validate` (every sub-record non-empty, sorted and distinct, every
 id and offset in range), so their sub-records are not checked again one by one here; everything
 else above is checked the same way for both.
+
+**Settled components** (issue 25). On a release read into arrays, the components for which the
+answer is known without the object model (no line to report, and the proven condition holds by a
+test that implies it; :mod:`anonymizer.evaluation.verify_fast`) are counted as searched exactly or
+proven, as the object path would count them, and only the other components are parsed and decided
+as objects, in release order; when an itemset stays below k in one of those (deciding it needs the
+whole release) or the array test does not apply, the whole release is decided as objects. The
+report is the same line for line (``tests/test_perf_verify2.py``).
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+import numpy as np
 
 from anonymizer.evaluation.exact import (
     EXACT_MAX_RECORDS,
@@ -85,16 +94,17 @@ from anonymizer.evaluation.exact import (
     prove_component,
 )
 from anonymizer.evaluation.verify_arrays import k_anonymous_chunks, km_anonymous_chunks
-from anonymizer.evaluation.verify_parse import RELEASE_FORMAT, ParsedCluster, ParsedRelease, parse_release
-from anonymizer.model.arrays import ReleaseArrays
-from anonymizer.model.conditions import (
-    chunk_terms,
-    k_anonymity_violations,
-    km_violations,
-    lemma2_bound,
-    lemma2_h,
-    lemma2_holds,
+from anonymizer.evaluation.verify_checks import MAX_ITEMSETS_PER_CHUNK, check_cluster, check_joints, fmt_itemset
+from anonymizer.evaluation.verify_fast import plain_subset, settle
+from anonymizer.evaluation.verify_parse import (
+    RELEASE_FORMAT,
+    ParsedRelease,
+    parse_params,
+    parse_release,
 )
+from anonymizer.model.arrays import ReleaseArrays
+from anonymizer.model.conditions import chunk_terms, k_anonymity_violations, km_violations
+from corpora.common.errors import InputError
 from corpora.common.files import parse_json, read_text_bounded
 
 __all__ = ["VerifyReport", "verify", "verify_file", "km_violations", "k_anonymity_violations",
@@ -102,9 +112,6 @@ __all__ = ["VerifyReport", "verify", "verify_file", "km_violations", "k_anonymit
 
 MAX_RELEASE_BYTES = 4 << 30
 """A release file larger than this is refused before it is read (4 GiB)."""
-
-MAX_ITEMSETS_PER_CHUNK = 5
-"""At most this many failing itemsets are named per chunk (or component); the rest are summarised in one line."""
 
 
 @dataclass
@@ -155,102 +162,6 @@ class VerifyReport:
         return f"{len(self.violations)} violation(s){more} ({what})"
 
 
-def _fmt(itemset: Iterable[str]) -> str:
-    return "{" + ", ".join(sorted(itemset)) + "}"
-
-
-# ---- checks -----------------------------------------------------------------------------------
-
-def _report_itemsets(out: list[str], where: str, bad: list[tuple[tuple[str, ...], int]], k: int) -> None:
-    for itemset, n in bad[:MAX_ITEMSETS_PER_CHUNK]:
-        out.append(f"{where}: itemset {_fmt(itemset)} appears in {n} sub-record(s), fewer than k={k}")
-    if len(bad) > MAX_ITEMSETS_PER_CHUNK:
-        out.append(f"{where}: ... and {len(bad) - MAX_ITEMSETS_PER_CHUNK} more such itemsets")
-
-
-def _check_cluster(out: list[str], c: ParsedCluster, k: int | None, m: int | None, unsound: set[str],
-                   flagged: set[str], passed: list[bool] | None = None) -> str | None:
-    """Check one cluster's chunks into ``out``; returns its Lemma 2 failure line, if any (reported
-    only when its component is not searched exactly, see :func:`verify`). ``passed``: per record
-    chunk, True when it is known to be k^m-anonymous (:mod:`anonymizer.evaluation.verify_arrays`)."""
-    name = f"cluster {c.id}"
-    term_chunk = set(c.term_chunk)
-    seen: dict[str, int] = {}
-    before = len(out)
-    for j, chunk in enumerate(c.record_chunks):
-        where = f"{name} record chunk {j}"
-        for t in sorted(chunk_terms(chunk)):
-            if t in seen:
-                out.append(f"{where}: term {t!r} also in record chunk {seen[t]} (chunk term sets must be disjoint)")
-                unsound.add(c.id)
-            else:
-                seen[t] = j
-            if t in term_chunk:
-                out.append(f"{where}: term {t!r} is also in the term chunk")
-                unsound.add(c.id)
-        if k is not None and m is not None and not (passed and passed[j]):
-            _report_itemsets(out, where, km_violations(chunk, k, m), k)
-    if len(out) > before:
-        flagged.add(c.id)
-    if k is None or m is None or not c.size:
-        return None
-    # Lemma 2 (Terrovitis2012 section 5) on the published term chunk, for every cluster.
-    v = len(c.record_chunks)
-    total = sum(len(chunk) for chunk in c.record_chunks)
-    if lemma2_holds(c.size, total, v, k, m, not term_chunk):
-        return None
-    return (f"{name}: Lemma 2 fails: {total} non-empty sub-records in {v} record chunk(s) < "
-            f"size {c.size} + k*(h-1) = {lemma2_bound(c.size, v, k, m)} (h=min(m,v)={lemma2_h(m, v)}) "
-            "and the term chunk is empty")
-
-
-def _check_joints(out: list[str], p: ParsedRelease, passed: tuple[list[bool], list[bool]] | None = None) -> int:
-    """Property 1 and the structure of every joint cluster; returns the shared chunks checked.
-    ``passed``: per shared chunk (release order), whether it is known k^m-anonymous, and k-anonymous."""
-    k, m = p.k, p.m
-    # Per node, memoised bottom-up: record-chunk terms of its leaves (T^r without shared terms),
-    # and shared-chunk terms of it and its descendants.
-    record_terms: dict[str, frozenset[str]] = {
-        c.id: frozenset().union(*(chunk_terms(ch) for ch in c.record_chunks)) for c in p.clusters}
-    inner_terms: dict[str, frozenset[str]] = {}
-
-    chunks = 0
-    for joint in p.joints:
-        name = f"joint cluster {joint.id}"
-        t_r = frozenset().union(*(record_terms[ch] | inner_terms.get(ch, frozenset()) for ch in joint.children))
-        record_terms[joint.id] = frozenset().union(*(record_terms[ch] for ch in joint.children))
-        owner: dict[str, int] = {}
-        before = len(out)
-        for j, chunk in enumerate(joint.shared_chunks):
-            chunks += 1
-            where = f"{name} shared chunk {j}"
-            terms = chunk_terms(chunk)
-            for t in sorted(terms):
-                if t in owner:
-                    out.append(f"{where}: term {t!r} also in shared chunk {owner[t]} (term sets must be disjoint)")
-                    p.unsound.add(joint.id)
-                else:
-                    owner[t] = j
-            if k is None or m is None:
-                continue
-            known_km, known_k = (passed[0][chunks - 1], passed[1][chunks - 1]) if passed else (False, False)
-            if not known_km:
-                _report_itemsets(out, where, km_violations(chunk, k, m), k)
-            overlap = terms & t_r
-            if overlap:
-                bad = [] if known_k else k_anonymity_violations(chunk, k)
-                if bad:
-                    out.append(
-                        f"{where}: Property 1 fails: it holds term(s) of T^r {_fmt(sorted(overlap)[:5])} "
-                        f"so it must be k-anonymous, but {len(bad)} distinct sub-record(s) appear fewer than k={k} "
-                        f"times, e.g. {_fmt(bad[0][0])} x{bad[0][1]}"
-                    )
-        if len(out) > before:
-            p.flagged.add(joint.id)
-        inner_terms[joint.id] = frozenset(owner).union(*(inner_terms.get(ch, frozenset()) for ch in joint.children))
-    return chunks
-
-
 def _roots(p: ParsedRelease) -> dict[str, str]:
     """The component (top-level node id) of every cluster and joint cluster."""
     parent = {child: j.id for j in p.joints for child in j.children}
@@ -271,11 +182,13 @@ unproven: found by tests/test_refine_properties.py in a fresh CI clone; it is se
 
 
 def _exact(out: list[str], unproven: list[str], p: ParsedRelease, exact: bool,
-           max_records: int) -> tuple[set[str], int, int, int]:
+           max_records: int, whole: bool = True) -> tuple[set[str], int, int, int] | None:
     """Decide every component (module docstring, "Deciding the components"); returns the ids of
     the clusters in components searched because they are small (Lemma 2 is not reported there),
     and the numbers of components searched exactly, proven by
-    :func:`anonymizer.evaluation.exact.prove_component`, and not decided (unproven, or structurally broken)."""
+    :func:`anonymizer.evaluation.exact.prove_component`, and not decided (unproven, or structurally broken).
+    ``whole=False``: ``p`` holds only some components of the release; None when an itemset stays
+    below k in a searched one (deciding it needs the whole release)."""
     root = _roots(p)
     broken = {root[node] for node in p.unsound if node in root}
     failing = {root[node] for node in p.flagged if node in root}
@@ -316,6 +229,8 @@ def _exact(out: list[str], unproven: list[str], p: ParsedRelease, exact: bool,
             continue
         for itemset, n in result.below(k):
             low.setdefault(itemset, []).append((top, n))
+    if low and not whole:
+        return None
     if low:
         _report_low(out, unproven, p, root, searched, proven, low, k, m)
     return done, len(searched), len(proven), n_components - len(searched) - len(proven)
@@ -358,7 +273,7 @@ def _report_low(out: list[str], unproven: list[str], p: ParsedRelease, root: dic
                                  max_spreads=MAX_SPREADS if top in searched else FALLBACK_SPREADS)
         if result is None:
             for itemset in sorted(itemsets, key=sorted)[:MAX_ITEMSETS_PER_CHUNK]:
-                unproven.append(f"{decidable[top].name}: unproven: itemset {_fmt(itemset)} stays below k={k} "
+                unproven.append(f"{decidable[top].name}: unproven: itemset {fmt_itemset(itemset)} stays below k={k} "
                                 "elsewhere and whether it occurs here is not decided (too many reconstructions)")
             undecided |= itemsets
         elif result.feasible:
@@ -371,8 +286,8 @@ def _report_low(out: list[str], unproven: list[str], p: ParsedRelease, root: dic
     failing.sort(key=lambda x: (len(x[0]), x[1], sorted(x[0])))
     for itemset, total, where in failing[:MAX_ITEMSETS_PER_CHUNK]:
         names = ", ".join(searched[top].name for top, _ in where)
-        out.append(f"{names}: Guarantee 1 fails: itemset {_fmt(itemset)} reaches at most {total} record(s) in any "
-                   f"valid reconstruction, fewer than k={k}")
+        out.append(f"{names}: Guarantee 1 fails: itemset {fmt_itemset(itemset)} reaches at most {total} record(s) "
+                   f"in any valid reconstruction, fewer than k={k}")
     if len(failing) > MAX_ITEMSETS_PER_CHUNK:
         out.append(f"Guarantee 1: ... and {len(failing) - MAX_ITEMSETS_PER_CHUNK} more such itemsets")
 
@@ -391,30 +306,87 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
     if isinstance(release, (str, os.PathLike)):
         return verify_file(release, exact=exact, exact_max_records=exact_max_records)
     trusted = bool(getattr(release, "validated", False))
+    if trusted:
+        report = _verify_arrays(release, exact, exact_max_records, source)
+        if report is not None:
+            return report
     obj = _plain(release) if trusted else release.to_dict() if hasattr(release, "to_dict") else release
     out: list[str] = []
     parsed = parse_release(obj, source, out, trusted)
     known = _known_chunks(release.arrays, parsed.k, parsed.m) if trusted else None
-    lemma2 = {}
-    at = 0
-    for c in parsed.clusters:
-        n = len(c.record_chunks)
-        line = _check_cluster(out, c, parsed.k, parsed.m, parsed.unsound, parsed.flagged,
-                              known[0][at:at + n] if known else None)
-        at += n
-        if line:
-            lemma2[c.id] = line
-            parsed.flagged.add(c.id)
-    chunks = sum(len(c.record_chunks) for c in parsed.clusters) + _check_joints(out, parsed, known and known[1:])
     unproven: list[str] = []
-    decided, n_exact, n_proven, n_unproven = _exact(out, unproven, parsed, exact, exact_max_records)
-    out.extend(line for cid, line in lemma2.items() if cid not in decided)
+    decided = _decide(out, unproven, parsed, known and tuple(x.tolist() for x in known), exact,
+                      exact_max_records)
+    assert decided is not None  # the whole release: nothing is left undecided for want of the rest
+    chunks, n_exact, n_proven, n_unproven = decided
     return VerifyReport(ok=not out and not unproven, violations=out, unproven=unproven,
                         clusters_checked=len(parsed.clusters), chunks_checked=chunks, components_exact=n_exact,
                         components_proven=n_proven, components_unproven=n_unproven, k=parsed.k, m=parsed.m)
 
 
-def _known_chunks(a: ReleaseArrays, k: int | None, m: int | None) -> tuple[list[bool], list[bool], list[bool]] | None:
+def _decide(out: list[str], unproven: list[str], parsed: ParsedRelease,
+            known: tuple[list[bool], list[bool], list[bool]] | None, exact: bool, exact_max_records: int,
+            whole: bool = True) -> tuple[int, int, int, int] | None:
+    """Check the chunks of ``parsed`` and decide its components into ``out`` and ``unproven``;
+    returns the chunks checked and the components searched exactly, proven and undecided (None as
+    :func:`_exact` says when ``parsed`` is not the ``whole`` release)."""
+    lemma2 = {}
+    at = 0
+    for c in parsed.clusters:
+        n = len(c.record_chunks)
+        line = check_cluster(out, c, parsed.k, parsed.m, parsed.unsound, parsed.flagged,
+                              known[0][at:at + n] if known else None)
+        at += n
+        if line:
+            lemma2[c.id] = line
+            parsed.flagged.add(c.id)
+    chunks = sum(len(c.record_chunks) for c in parsed.clusters) + check_joints(out, parsed, known and known[1:])
+    decided = _exact(out, unproven, parsed, exact, exact_max_records, whole)
+    if decided is None:
+        return None
+    done, n_exact, n_proven, n_unproven = decided
+    out.extend(line for cid, line in lemma2.items() if cid not in done)
+    return chunks, n_exact, n_proven, n_unproven
+
+
+def _verify_arrays(release: Any, exact: bool, exact_max_records: int, source: str) -> VerifyReport | None:
+    """:func:`verify` of a release read into validated arrays: the components
+    :func:`anonymizer.evaluation.verify_fast.settle` settles are counted, the others parsed and
+    decided as objects; the same report. None where that does not apply (the caller decides the
+    whole release as objects)."""
+    a = release.arrays
+    params = dict(release.params)
+    fatal: list[str] = []
+    k, m = parse_params(params, fatal)
+    known = None if fatal or k is None or m is None else _known_chunks(a, k, m)
+    if known is None or k is None or m is None:
+        return None
+    split = settle(a, k, m, known, exact, exact_max_records, MAX_SPREADS)
+    if split is None:
+        return None
+    out: list[str] = []
+    try:
+        parsed = parse_release(plain_subset(a, params, RELEASE_FORMAT, split.clusters, split.joints), source, out,
+                               trusted=True)
+    except InputError:
+        return None  # the whole release gives the one-line error
+    record = np.concatenate([np.arange(a.chunk_off[c], a.chunk_off[c + 1]) for c in split.clusters] or [[]])
+    shared = np.concatenate([np.arange(a.shared_chunk_off[j], a.shared_chunk_off[j + 1])
+                             for j in split.joints] or [[]])
+    record, shared = record.astype(np.int64), shared.astype(np.int64)
+    unproven: list[str] = []
+    decided = _decide(out, unproven, parsed, (known[0][record].tolist(), known[1][shared].tolist(),
+                                              known[2][shared].tolist()), exact, exact_max_records, whole=False)
+    if decided is None:
+        return None
+    _, n_exact, n_proven, n_unproven = decided
+    return VerifyReport(ok=not out and not unproven, violations=out, unproven=unproven,
+                        clusters_checked=a.n_clusters, chunks_checked=int(a.chunk_off[-1] + a.shared_chunk_off[-1]),
+                        components_exact=n_exact + split.exact, components_proven=n_proven + split.proven,
+                        components_unproven=n_unproven, k=k, m=m)
+
+
+def _known_chunks(a: ReleaseArrays, k: int | None, m: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Record chunks known k^m-anonymous, shared chunks known k^m-anonymous and known k-anonymous
     (:mod:`anonymizer.evaluation.verify_arrays`), or None when that is not counted at once."""
     if k is None or m is None:
@@ -424,8 +396,7 @@ def _known_chunks(a: ReleaseArrays, k: int | None, m: int | None) -> tuple[list[
     shared = km_anonymous_chunks(a.shared_sub_off, a.shared_term_off, a.shared_terms, n_terms, k, m)
     if record is None or shared is None:
         return None
-    return (record.tolist(), shared.tolist(),
-            k_anonymous_chunks(a.shared_sub_off, a.shared_term_off, a.shared_terms, k).tolist())
+    return record, shared, k_anonymous_chunks(a.shared_sub_off, a.shared_term_off, a.shared_terms, k)
 
 
 def _plain(release: Any) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from typing import Any
 
 from corpora.common.errors import InputError
 
-__all__ = ["RELEASE_FORMAT", "MAX_RECORDS", "ParsedCluster", "ParsedJoint", "ParsedRelease", "parse_release"]
+__all__ = ["RELEASE_FORMAT", "MAX_RECORDS", "ParsedCluster", "ParsedJoint", "ParsedRelease", "parse_params",
+           "parse_release"]
 
 RELEASE_FORMAT = "disassociated/1"
 """The format this verifier reads (written out here: the verifier does not import the engine's parser)."""
@@ -104,7 +105,8 @@ def _parse_chunks(raw: Any, where: str, out: list[str], fatal: list[str],
     return chunks, sound
 
 
-def _parse_params(params: Any, fatal: list[str]) -> tuple[int | None, int | None]:
+def parse_params(params: Any, fatal: list[str]) -> tuple[int | None, int | None]:
+    """k and m of ``params`` (None where wrong); every fatal problem of the params goes to ``fatal``."""
     if not isinstance(params, Mapping):
         fatal.append(f"params must be an object, got {_short(params)}")
         return None, None
@@ -228,7 +230,7 @@ def parse_release(obj: Any, source: str, out: list[str], trusted: bool = False) 
         raise InputError(f"{source}: not a release: 'format' must be {RELEASE_FORMAT!r}, "
                          f"got {_short(obj.get('format'))}")
     fatal: list[str] = []
-    k, m = _parse_params(obj.get("params"), fatal)
+    k, m = parse_params(obj.get("params"), fatal)
     unsound: set[str] = set()
     seen: set[str] = set()
     records: dict[str, int] = {}  # node -> records under it
