@@ -60,7 +60,7 @@ from anonymizer.evaluation.exact_model import Component, Leaf, SharedChunk, buil
 from anonymizer.evaluation.exact_proof import prove_component
 
 __all__ = ["EXACT_MAX_RECORDS", "MAX_SPREADS", "Leaf", "SharedChunk", "Component", "ExactResult", "prove_component",
-           "build_components", "check_component"]
+           "build_components", "check_component", "count_spreads"]
 
 EXACT_MAX_RECORDS = 12
 """Components with at most this many records are checked exactly by default."""
@@ -115,6 +115,44 @@ def _spreads(comp: Component) -> Iterator[list[Counter]]:
                 yield [mine] + rest
 
     yield from all_chunks(0)
+
+
+def count_spreads(comp: Component, cap: int) -> int:
+    """The number of spreads :func:`_spreads` yields for ``comp``, counted without listing them; at
+    most ``cap + 1`` (any larger count is returned as ``cap + 1``).
+
+    The chunks are spread independently (each starts from its leaves' full room), so the count is
+    the product over the shared chunks of each chunk's count; a chunk's count is summed over its
+    kinds with the room left on its leaves as the state, each state counted once (memoized), so a
+    component with millions of spreads is refused at once instead of after listing ``cap`` of them.
+    """
+    total = 1
+    for chunk in comp.shared:
+        options = chunk.kinds()
+        memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        order = {p: i for i, p in enumerate(chunk.leaves)}
+
+        def ways(i: int, room: tuple[int, ...], options=options, memo=memo, order=order) -> int:
+            if i == len(options):
+                return 1
+            key = (i, room)
+            if key not in memo:
+                _sub, n, allowed = options[i]
+                found = 0
+                for split in _compositions(n, [room[order[p]] for p in allowed]):
+                    left = list(room)
+                    for p, x in zip(allowed, split, strict=True):
+                        left[order[p]] -= x
+                    found = min(found + ways(i + 1, tuple(left)), cap + 1)
+                    if found > cap:
+                        break
+                memo[key] = found
+            return memo[key]
+
+        total = min(total * ways(0, tuple(comp.leaves[p].size for p in chunk.leaves)), cap + 1)
+        if total == 0:
+            return 0
+    return total
 
 
 def _compositions(n: int, caps: list[int]) -> Iterator[tuple[int, ...]]:
@@ -237,6 +275,8 @@ def check_component(comp: Component, m: int, max_spreads: int = MAX_SPREADS,
     reconstructions of ``comp``, or None when it has more than ``max_spreads`` spreads (see the
     module docstring). With ``below=k``, a one-leaf component lists only the itemsets whose
     largest support is below k (its only spread decides them; a shortcut for the verifier)."""
+    if count_spreads(comp, max_spreads) > max_spreads:
+        return None  # the same answer the listing below gives after max_spreads spreads, without listing them
     wanted = None if only is None else frozenset(only)
     leaf_below = below if len(comp.leaves) == 1 else None
     cache: dict[tuple, dict[frozenset[str], int] | None] = {}
