@@ -72,7 +72,8 @@ def _summary(name: str, result: SweepResult) -> None:
     for line in result.stand_ins:
         print(f"stand-in: {line}")
     if result.report_path:
-        print(f"report:  {result.report_path} ({len(result.figures) // 2} figures)")
+        print(f"report:  {result.report_path} ({len(result.figures) // 2} figures); "
+              f"{result.report_path.with_suffix('.html')} (the same, self-contained)")
     if result.zip_path:
         print(f"archive: {result.zip_path}")
     for err in result.errors[:20]:
