@@ -224,3 +224,21 @@ def test_the_report_is_strict_json_even_where_a_number_is_undefined():
     report = audit(awad_fig1(), semantic=False)
     report.semantic["accuracy_ci"] = [float("nan"), float("nan")]  # as a bootstrap of nothing gives
     assert json.loads(report.to_json())["semantic"]["accuracy_ci"] == [None, None]
+
+
+def test_a_named_original_is_pinned_in_the_receipt_by_the_digest_of_its_json_lines(tmp_path):
+    """An original that is not one file (a named dataset) has no file to hash: the receipt holds the
+    SHA-256 of the bytes `corpora convert NAME -o X.jsonl` writes, and the command that checks it."""
+    import hashlib
+
+    made = run_tool("anonymizer", ["terrovitis2012-fig2", "-k", "2", "-m", "2", "-o", "r.json", "--truth", "t.json"],
+                    cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    done = run_tool("attacks", ["audit", "r.json", "--original", "terrovitis2012-fig2", "--truth", "t.json",
+                                "--json", "a.json", "--no-semantic"], cwd=tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    facts = json.loads((tmp_path / "a.json").read_text())["receipt"]["extra"]
+    assert facts["original dataset"] == "terrovitis2012-fig2" and facts["original records"] == 10
+    assert run_tool("corpora", ["convert", "terrovitis2012-fig2", "-o", "o.jsonl"], cwd=tmp_path).returncode == 0
+    assert facts["original SHA-256 (its JSON lines)"] == hashlib.sha256((tmp_path / "o.jsonl").read_bytes()).hexdigest()
+    assert facts["original check"].startswith("python -m corpora convert terrovitis2012-fig2 -o original.jsonl")

@@ -33,6 +33,7 @@ from corpora.common.files import check_output_paths, write_text_atomic
 from corpora.common.receipt import make_receipt
 from corpora.common.seeds import seed_argument
 from corpora.common.yamlfile import did_you_mean
+from corpora.dataset import TransactionDataset
 from corpora.io.formats import FORMATS
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "original_source"]
@@ -162,6 +163,22 @@ def original_source(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
+def _receipt_facts(args: argparse.Namespace, original: TransactionDataset | None,
+                   original_file: str | None) -> dict[str, Any]:
+    """The receipt's facts beside its files: the public attack seed and, for an original that is not one
+    file (a named dataset, rows from a database), the SHA-256 of its JSON lines and the command that checks it."""
+    facts: dict[str, Any] = {"attack_seed": args.seed}
+    if original is not None and original_file is None:
+        from corpora.io.writers import jsonl_sha256
+
+        source = original_source(args)
+        facts["original dataset"] = source
+        facts["original records"] = len(original)
+        facts["original SHA-256 (its JSON lines)"] = jsonl_sha256(original)
+        facts["original check"] = f"python -m corpora convert {source} -o original.jsonl && sha256sum original.jsonl"
+    return facts
+
+
 def run(args: argparse.Namespace) -> int:
     json_file = args.json if isinstance(args.json, str) else None
     check_output_paths({"report": args.output, "--json": json_file, "--html": args.html},
@@ -180,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
                    allow_identifiers=args.allow_identifiers, seed=args.seed,
                    original_source=original_source(args) if original is not None else None, before=args.before)
     command = getattr(args, "command_line", None) or ["python", "-m", "attacks", "audit", args.release]
-    report.receipt = make_receipt(inputs, command, extra={"attack_seed": args.seed}).to_dict()
+    report.receipt = make_receipt(inputs, command, extra=_receipt_facts(args, original, inputs["original"])).to_dict()
     as_json = args.json is True or (args.output is not None and not args.markdown
                                     and args.output.lower().endswith(".json"))
     text = report.to_json(indent=2) + "\n" if as_json else report.to_markdown()

@@ -25,7 +25,7 @@ from corpora.io.options import check_delimiter, detect_format
 from corpora.io.parquet import write_parquet
 from corpora.io.spmf import COMMENT_STARTS, SPMF_SEPARATORS
 
-__all__ = ["write_dataset"]
+__all__ = ["jsonl_sha256", "write_dataset"]
 
 
 def _bad_term(record: int, term: str, why: str, fmt: str) -> InputError:
@@ -124,3 +124,15 @@ def write_dataset(
             handle.write(buffer.getvalue())
         else:
             handle.write(payload)
+
+
+def jsonl_sha256(ds: TransactionDataset) -> str:
+    """SHA-256 (hex) of the bytes :func:`write_dataset` writes for ``ds`` as JSON lines (``X.jsonl``).
+
+    It pins a dataset that is not one file (a named or synthetic dataset, rows read from a database) in
+    a way anyone can check: ``python -m corpora convert SOURCE -o x.jsonl && sha256sum x.jsonl``.
+    """
+    import hashlib
+
+    lines = _lines(ds, "jsonl", "")
+    return hashlib.sha256(("\n".join(lines) + "\n").encode("utf-8") if lines else b"").hexdigest()
