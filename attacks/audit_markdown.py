@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from attacks.audit_baselines import Baseline
+from attacks.audit_report import shown_value
 
 if TYPE_CHECKING:
     from attacks.audit_report import AuditCheck, AuditReport
@@ -17,34 +18,27 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _fmt(value: float | None, count: bool, signed: bool = False) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if count:
-        return f"{value:+.4g}" if signed else f"{value:.4g}"
-    return f"{value:+.2%}" if signed else f"{value:.2%}"
-
-
 def _interval(interval: Any, count: bool, signed: bool = False) -> str:
     if interval is None or interval[0] is None or (isinstance(interval[0], float) and math.isnan(interval[0])):
         return ""
-    return f"[{_fmt(interval[0], count, signed)}, {_fmt(interval[1], count, signed)}]"
+    return f"[{shown_value(interval[0], count, signed)}, {shown_value(interval[1], count, signed)}]"
 
 
 def _baseline(b: Baseline) -> str:
-    text = f"{b.name} {_fmt(b.value, False)}"
+    text = f"{b.name} {shown_value(b.value, False)}"
     if b.interval is not None:
         text += f" {_interval(b.interval, False)}"
     if b.difference is not None:
-        text += f"; attack − {b.name} {_fmt(b.difference, False, True)} {_interval(b.difference_interval, False, True)}"
+        text += (f"; attack − {b.name} {shown_value(b.difference, False, True)} "
+                 f"{_interval(b.difference_interval, False, True)}")
     return text.strip()
 
 
 def _check_row(c: AuditCheck, count_checks: dict[str, str]) -> str:
     count = c.name in count_checks
     baselines = "<br>".join(_cell(_baseline(b)) for b in c.baselines)
-    return (f"| {c.name} | {c.status} | {_fmt(c.value, count)} | {_interval(c.interval, count)} | "
-            f"{_fmt(c.threshold, count)} | {baselines} | {_cell(c.detail)} | {_cell(c.reference)} |")
+    return (f"| {c.name} | {c.status} | {shown_value(c.value, count)} | {_interval(c.interval, count)} | "
+            f"{shown_value(c.threshold, count)} | {baselines} | {_cell(c.detail)} | {_cell(c.reference)} |")
 
 
 def report_markdown(report: AuditReport) -> str:
@@ -100,7 +94,7 @@ def report_markdown(report: AuditReport) -> str:
     lines += ["", "## Utility the release costs", "", report.utility.get("summary", "")]
     if report.utility.get("rows"):
         lines += ["", "| measure | value | what it is |", "|---|---|---|"]
-        lines += [f"| {r['metric']} | {_fmt(r['value'], True)} | {_cell(r['detail'])} |"
+        lines += [f"| {r['metric']} | {shown_value(r['value'], True)} | {_cell(r['detail'])} |"
                   for r in report.utility["rows"]]
     if report.skipped:
         lines += ["", "## Skipped checks", ""]

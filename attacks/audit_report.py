@@ -19,7 +19,7 @@ from typing import Any
 
 from attacks.audit_baselines import LEVEL, Baseline, Paired, interval_list
 
-__all__ = ["AuditCheck", "AuditReport", "COUNT_CHECKS"]
+__all__ = ["AuditCheck", "AuditReport", "COUNT_CHECKS", "shown_value"]
 
 COUNT_CHECKS = {"Guarantee 1": "violations or unproven", "identifiers": "terms"}
 """Checks whose value is a count (with its unit); every other value is a share."""
@@ -150,6 +150,16 @@ class AuditReport:
         from attacks.audit_markdown import report_markdown
 
         return report_markdown(self)
+
+
+def shown_value(value: Any, count: bool, signed: bool = False) -> str:
+    """A check's number as the Markdown and HTML reports print it: a count to 4 significant digits, a share in
+    percent with 2 decimals (``signed``: with its sign, for a difference); empty for a missing or NaN value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if count:
+        return f"{value:+.4g}" if signed else f"{value:.4g}"
+    return f"{value:+.2%}" if signed else f"{value:.2%}"
 
 
 def _finite(value: Any) -> Any:

@@ -15,10 +15,10 @@ utility or receipt renders too; a field this module does not know is listed at t
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from attacks.audit_report import shown_value
 from corpora.common import html as h
 
 __all__ = ["render_audit_html", "COUNT_CHECKS"]
@@ -33,20 +33,11 @@ _KNOWN = {"release", "params", "records", "clusters", "record_chunks", "knowledg
 _WORDS = {"pass": "PASS", "fail": "FAIL", "skipped": "NOT CHECKED", "info": "INFO"}
 
 
-def _number(value: Any, count: bool, signed: bool = False) -> str:
-    """A check's value in its unit: a count as is, a share in percent (2 decimals)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if count:
-        return f"{value:+g}" if signed else f"{value:g}"
-    return f"{value:+.2%}" if signed else f"{value:.2%}"
-
-
 def _interval(interval: Any, count: bool, level: Any = None) -> str:
     if not isinstance(interval, Sequence) or len(interval) != 2 or interval[0] is None:
         return ""
     lo, hi = interval
-    shown = f"[{_number(lo, count)}, {_number(hi, count)}]"
+    shown = f"[{shown_value(lo, count)}, {shown_value(hi, count)}]"
     return shown + (f" ({_level(level)})" if level is not None else "")
 
 
@@ -130,7 +121,7 @@ def _attacked(report: Mapping[str, Any]) -> str:
 
 
 def _value_with_interval(value: Any, interval: Any, count: bool, signed: bool = False) -> str:
-    shown = _number(value, count, signed)
+    shown = shown_value(value, count, signed)
     return f"{shown} {_interval(interval, count)}".strip() if shown else ""
 
 
@@ -180,9 +171,9 @@ def _threshold(check: Mapping[str, Any], count: bool) -> h.Html | str:
         return "none"
     if _paired_gate(check):
         baseline = (check.get("paired") or {}).get("baseline", "the baseline")
-        return h.join([_nowrap(f"max gain {_number(threshold, count)}"),
+        return h.join([_nowrap(f"max gain {shown_value(threshold, count)}"),
                        h.tag("div", f"over {baseline} (lower end of the paired interval)", class_="muted")], "")
-    return _nowrap(f"max {_number(threshold, count)}")
+    return _nowrap(f"max {shown_value(threshold, count)}")
 
 
 def _nowrap(text: str) -> h.Html | str:
@@ -274,7 +265,8 @@ def _attackers(report: Mapping[str, Any]) -> list[h.Html]:
     if not attackers:
         return []
     rows = [[a.get("attacker"), a.get("knowledge_source"), a.get("knowledge_size"), a.get("vulnerable_records"),
-             _nowrap(_number(a.get("share"), False)), a.get("breaches"), a.get("algorithm1_total")] for a in attackers]
+             _nowrap(shown_value(a.get("share"), False)), a.get("breaches"), a.get("algorithm1_total")]
+            for a in attackers]
     return [h.heading(3, "Barakat2016's attackers"),
             h.table(["attacker", "knowledge", "itemsets", "vulnerable records", "share", "breaches",
                      "Algorithm 1 total"], rows)]
@@ -285,11 +277,11 @@ def _cover(report: Mapping[str, Any]) -> list[h.Html]:
     if not cover:
         return []
     rows = [["PEM (every record chunk, Awad2019 5.1.1)", cover.get("vulnerable_chunks"), cover.get("record_chunks"),
-             _number(cover.get("pem"), False)],
+             shown_value(cover.get("pem"), False)],
             ["linkable chunks only (Awad2019 3.3, Lemma 1)", cover.get("vulnerable_chunks_linkable"),
-             cover.get("linkable_chunks"), _number(cover.get("pem_linkable"), False)],
+             cover.get("linkable_chunks"), shown_value(cover.get("pem_linkable"), False)],
             ["clusters with a cover problem", cover.get("vulnerable_clusters"), cover.get("clusters"),
-             _number(cover.get("pem_cluster"), False)]]
+             shown_value(cover.get("pem_cluster"), False)]]
     out = [h.heading(3, "Cover problems"), h.table(["reading", "vulnerable", "of", "share"], rows)]
     if cover.get("examples"):
         out.append(h.details("The first cover problems", h.items(cover["examples"])))
