@@ -45,10 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", nargs="?", default=None,
                         help="the original dataset: a file or a registered dataset name (none with --sql/--db)")
     parser.add_argument("release", help="release file (JSON or parquet)")
-    # INPUT may be left out (--sql QUERY --db URL), and options may still stand between INPUT and RELEASE:
-    # argparse before Python 3.12 gives an optional positional its empty match at the first positional unless
-    # the options are parsed first
-    parser.parse_args = parser.parse_intermixed_args  # type: ignore[method-assign]
+    # INPUT may be left out (--sql QUERY --db URL), and options may still stand between INPUT and RELEASE
+    parser.intermixed = True  # type: ignore[attr-defined]
     parser.add_argument("--format", choices=FORMATS, default=None, help="format of INPUT (default: by extension)")
     add_reading_options(parser, what="INPUT")
     parser.add_argument("--reconstructions", type=int_option("--reconstructions", 1, MAX_RECONSTRUCTIONS), default=1,

@@ -34,6 +34,14 @@ class ArgumentParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, error_prefix: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.error_prefix = error_prefix
+        self.intermixed = False
+        """Options may stand between the positionals (``parse_intermixed_args``): set by a command whose
+        first positional is optional, which argparse before Python 3.12 would otherwise match empty."""
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        if self.intermixed:
+            return self.parse_intermixed_args(args, namespace)
+        return super().parse_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
         raise InputError(f"{self.error_prefix or self.prog}: {message}")
