@@ -63,8 +63,9 @@ from tqdm import tqdm
 
 from anonymizer.disassociation.lemma2_repair import Lemma2Repair, restore_lemma2
 from anonymizer.disassociation.refine_join import JointPlan, RefineState, refining_criterion, start_state, try_join
-from anonymizer.disassociation.refine_leaves import PartitionLike, TableLike
+from anonymizer.disassociation.refine_leaves import PartitionLike
 from anonymizer.disassociation.shared_chunks import SharedChunk, build_shared_chunks, is_k_anonymous
+from anonymizer.disassociation.verpart import PartitionTable
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
@@ -149,7 +150,7 @@ def _next_ordered(st: RefineState, ordered: list[int], joined: int) -> list[int]
 
 def refine(
     dataset: TransactionDataset,
-    partitions: Sequence[PartitionLike] | TableLike,
+    partitions: Sequence[PartitionLike] | PartitionTable,
     k: int,
     m: int,
     *,

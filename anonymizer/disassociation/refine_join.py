@@ -42,12 +42,12 @@ import numpy as np
 from anonymizer.disassociation.refine_leaves import (
     Leaves,
     PartitionLike,
-    TableLike,
     int_array,
     leaves_from_table,
     prepare_leaves,
 )
 from anonymizer.disassociation.shared_chunks import SharedChunk, group_refining_terms
+from anonymizer.disassociation.verpart import PartitionTable
 from corpora.dataset import TransactionDataset
 
 __all__ = ["JointPlan", "RefineState", "refining_criterion", "start_state", "try_join"]
@@ -136,7 +136,7 @@ def _term_ranks(leaves: Leaves, n_terms: int) -> tuple[np.ndarray, bytes]:
     return rank, granks[by_rank].astype(">u4").tobytes()
 
 
-def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike] | TableLike, k: int,
+def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike] | PartitionTable, k: int,
                 m: int) -> RefineState:
     """Index the simple clusters and give each one its node state (no joint cluster yet).
 

@@ -13,14 +13,17 @@ import itertools
 from array import array
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
-__all__ = ["Leaves", "PartitionLike", "TableLike", "int_array", "leaves_from_table", "member", "prepare_leaves",
+if TYPE_CHECKING:  # VERPART's output, read by REFINE (verpart imports nothing of REFINE)
+    from anonymizer.disassociation.verpart import PartitionTable
+
+__all__ = ["Leaves", "PartitionLike", "int_array", "leaves_from_table", "member", "prepare_leaves",
            "sorted_unique"]
 
 
@@ -32,23 +35,6 @@ class PartitionLike(Protocol):
     chunk_terms: list[list[str]]
     term_chunk: list[str]
 
-
-
-class TableLike(Protocol):
-    """The fields of :class:`anonymizer.disassociation.verpart.PartitionTable` that REFINE reads: the
-    (cluster, term) pairs sorted by cluster, then term id, each with its chunk (-1: the term chunk) and
-    its records (``entry_record[pair_start:pair_end]``, ascending)."""
-
-    vocabulary: Sequence[str]
-    clusters: list[np.ndarray]
-    pair_cluster: np.ndarray
-    pair_term: np.ndarray
-    pair_chunk: np.ndarray
-    pair_start: np.ndarray
-    pair_end: np.ndarray
-    entry_record: np.ndarray
-
-    def partitions(self) -> Sequence[PartitionLike]: ...
 
 
 @dataclass
@@ -191,7 +177,7 @@ def prepare_leaves(dataset: TransactionDataset, partitions: Sequence[PartitionLi
 
 
 
-def leaves_from_table(table: TableLike) -> Leaves:
+def leaves_from_table(table: PartitionTable) -> Leaves:
     """:func:`prepare_leaves` read straight off VERPART's table (its pairs are already the groups, in
     the same order), without the partitions' term strings and without scanning the records again.
     The table is valid by construction (one partition per record, no term in both kinds of chunk)."""
