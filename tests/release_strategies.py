@@ -11,6 +11,10 @@ reconstruction at all.
 
 from __future__ import annotations
 
+import copy
+import random
+from collections.abc import Sequence
+
 from hypothesis import strategies as st
 
 POOL = list("abcdef")
@@ -102,3 +106,37 @@ def near_anonymous_releases(draw, max_size: int = 4):
         joints.append({"id": "J1", "children": ["J0", clusters[-1]["id"]], "shared_chunks": upper})
     return {"format": "disassociated/1", "params": {"k": k, "m": m}, "clusters": clusters,
             "joint_clusters": joints}
+
+
+def tamper(obj: dict, rng: random.Random, vocabulary: Sequence[str] | None = None,
+           drop_empty_shared: bool = False) -> dict:
+    """One random change that keeps the file a release: a sub-record copied, dropped, moved into a
+    shared chunk, or given another term (from ``vocabulary``, else ``t0`` .. ``t7``); a cluster made
+    one record smaller or larger (never below its largest chunk); a term chunk emptied.
+    ``drop_empty_shared`` then removes the shared chunks left empty."""
+    obj = copy.deepcopy(obj)
+    clusters = obj["clusters"]
+    chunks = [ch for c in clusters for ch in c["record_chunks"] if ch]
+    shared = [ch for j in obj["joint_clusters"] for ch in j["shared_chunks"] if ch]
+    kind = rng.randrange(6)
+    if kind == 0 and chunks:
+        ch = rng.choice(chunks)
+        ch.append(list(rng.choice(ch)))
+    elif kind == 1 and chunks + shared:
+        ch = rng.choice(chunks + shared)
+        if len(ch) > 1:
+            ch.pop(rng.randrange(len(ch)))
+    elif kind == 2 and shared and chunks:
+        rng.choice(shared).append(list(rng.choice(rng.choice(chunks))))
+    elif kind == 3 and chunks + shared:
+        ch = rng.choice(chunks + shared)
+        ch[rng.randrange(len(ch))] = [rng.choice(vocabulary) if vocabulary is not None else f"t{rng.randrange(8)}"]
+    elif kind == 4:
+        c = rng.choice(clusters)
+        c["size"] = max([len(ch) for ch in c["record_chunks"]] + [1, c["size"] + rng.choice([-1, 1])])
+    else:
+        rng.choice(clusters)["term_chunk"] = []
+    if drop_empty_shared:
+        for j in obj["joint_clusters"]:
+            j["shared_chunks"] = [ch for ch in j["shared_chunks"] if ch]
+    return obj

@@ -11,14 +11,13 @@ releases and engine releases with REFINE joint clusters, for several k, ``exact_
 
 from __future__ import annotations
 
-import copy
 import random
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
-from release_strategies import near_anonymous_releases, tiny_releases
+from release_strategies import near_anonymous_releases, tamper, tiny_releases
 
 import anonymizer.evaluation.verify_blocked as verify_blocked
 import anonymizer.evaluation.verify_fast as verify_fast
@@ -102,38 +101,13 @@ def test_engine_releases_checked_with_a_larger_k_agree(engine_releases, extra_k)
         assert not report["ok"]
 
 
-def _tamper(obj: dict, rng: random.Random) -> dict:
-    """One random change that keeps the file a release (as tests/test_verify_sound.py): a sub-record
-    copied, dropped, moved into a shared chunk or renamed; a cluster resized; a term chunk emptied."""
-    obj = copy.deepcopy(obj)
-    chunks = [ch for c in obj["clusters"] for ch in c["record_chunks"] if ch]
-    shared = [ch for j in obj["joint_clusters"] for ch in j["shared_chunks"] if ch]
-    kind = rng.randrange(6)
-    if kind == 0 and chunks:
-        ch = rng.choice(chunks)
-        ch.append(list(rng.choice(ch)))
-    elif kind == 1 and chunks + shared:
-        ch = rng.choice(chunks + shared)
-        if len(ch) > 1:
-            ch.pop(rng.randrange(len(ch)))
-    elif kind == 2 and shared and chunks:
-        rng.choice(shared).append(list(rng.choice(rng.choice(chunks))))
-    elif kind == 3 and chunks + shared:
-        ch = rng.choice(chunks + shared)
-        ch[rng.randrange(len(ch))] = [rng.choice(sorted({t for c in chunks for s in c for t in s}))]
-    elif kind == 4:
-        c = rng.choice(obj["clusters"])
-        c["size"] = max([len(ch) for ch in c["record_chunks"]] + [1, c["size"] + rng.choice([-1, 1])])
-    else:
-        rng.choice(obj["clusters"])["term_chunk"] = []
-    return obj
-
-
 def test_tampered_engine_releases_agree(engine_releases):
     rng = random.Random(25)
     checked = failing = 0
     while checked < 12:
-        obj = _tamper(rng.choice(engine_releases).to_dict(), rng)
+        obj = rng.choice(engine_releases).to_dict()
+        terms = sorted({t for c in obj["clusters"] for ch in c["record_chunks"] for s in ch for t in s})
+        obj = tamper(obj, rng, vocabulary=terms)
         try:
             release = arrays_release(obj)
             report = assert_same(release)
