@@ -15,14 +15,13 @@ import io
 import json
 import re
 import shlex
-import string
 import subprocess
 from pathlib import Path
 
 import pytest
 from cli_runner import run_tool
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from user_rows import user_item_rows
 
 from anonymizer import disassociate
 from anonymizer.__main__ import main as anonymizer_main
@@ -237,21 +236,12 @@ def test_reader_keeps_items_equal_to_user_values(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------- property
-_ID = st.text(alphabet=string.ascii_letters + string.digits + "._-", min_size=5, max_size=12).filter(
-    lambda s: any(c.isdigit() for c in s) and any(c.isalpha() for c in s))
-_WORDS = [f"{w}" for w in ("milk", "bread", "tea", "jam", "eggs", "rice", "salt", "soap", "beer", "wine")]
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(users=st.lists(_ID, min_size=4, max_size=12, unique=True), data=st.data())
-def test_no_user_id_reaches_a_release_or_a_printed_line(tmp_path_factory, users, data):
+@given(case=user_item_rows())
+def test_no_user_id_reaches_a_release_or_a_printed_line(tmp_path_factory, case):
+    users, pairs = case
     folder = tmp_path_factory.mktemp("prop")
-    rows = []
-    for user in users:
-        items = data.draw(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4, unique=True))
-        if data.draw(st.integers(0, 9)) == 0:  # sometimes an item that is also a user id
-            items.append(data.draw(st.sampled_from(users)))
-        rows += [f"{user},{item}" for item in items]
+    rows = [f"{user},{item}" for user, item in pairs]
     path = folder / "long.csv"
     path.write_text("who,what\n" + "\n".join(rows) + "\n")
     out, err = io.StringIO(), io.StringIO()

@@ -12,15 +12,14 @@ from __future__ import annotations
 import json
 import shlex
 import sqlite3
-import string
 import tracemalloc
 from pathlib import Path
 
 import pytest
 from cli_runner import run_tool
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from sql_cases import ANON, EMAIL, LONG, QUERY, no_files, owner_rows, refused, write_long_csv
+from user_rows import user_item_rows
 
 from anonymizer.io.release_db import TABLES, read_release_db, write_release_db
 from anonymizer.io.release_files import load_release
@@ -319,21 +318,12 @@ def test_malformed_or_unreachable_postgresql_urls_never_print_the_password(tmp_p
 
 
 # ---------------------------------------------------------------------------------------- property
-_ID = st.text(alphabet=string.ascii_letters + string.digits + "._-", min_size=5, max_size=12).filter(
-    lambda s: any(c.isdigit() for c in s) and any(c.isalpha() for c in s))
-_WORDS = ["milk", "bread", "tea", "jam", "eggs", "rice", "salt", "soap", "beer", "wine"]
-
-
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(users=st.lists(_ID, min_size=4, max_size=12, unique=True), data=st.data())
-def test_no_user_id_reaches_a_release_or_a_printed_line(tmp_path_factory, users, data):
+@given(case=user_item_rows())
+def test_no_user_id_reaches_a_release_or_a_printed_line(tmp_path_factory, case):
+    users, pairs = case
     folder = tmp_path_factory.mktemp("prop")
-    rows = []
-    for user in users:
-        items = data.draw(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4, unique=True))
-        if data.draw(st.integers(0, 9)) == 0:  # sometimes an item that is also a user id
-            items.append(data.draw(st.sampled_from(users)))
-        rows += [(len(rows), user, item) for item in items]
+    rows = [(n, user, item) for n, (user, item) in enumerate(pairs)]
     _sqlite(folder / "p.db", rows)
     done = run_tool("anonymizer", ["--sql", QUERY, "--db", "p.db", "-k", "2", "-m", "1", "-o", "r.json", "--truth",
                                    "t.json", "--seed", "1"], cwd=folder)
