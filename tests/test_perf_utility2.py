@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_perf_utility import PATHS as COUNTING_PATHS
 
 from anonymizer.baselines.hierarchy import balanced_hierarchy, parse_hierarchy_text
 from anonymizer.evaluation import topk
@@ -29,15 +30,8 @@ from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from anonymizer.model.lost import tlost_share
 from corpora.dataset import TransactionDataset
 
-PATHS = {
-    "default": {},
-    "no bitsets": {"_BITS_LIMIT": 0},
-    "bitsets always": {"_GATHER_COST": 10 ** 9},
-    "sparse pairs": {"_PAIRS_LIMIT": 0},
-    "enumerated pairs": {"_GATHER_COST": 0},
-    "no pairs": {"_GRAM_LIMIT": 0},
-    "pair limit grown with the entries": {"_GRAM_LIMIT": 4, "_PAIR_ENTRIES": 1},
-}
+PATHS = {**COUNTING_PATHS, "pair limit grown with the entries": {"_GRAM_LIMIT": 4, "_PAIR_ENTRIES": 1}}
+"""The top-K search's counting paths (tests/test_perf_utility.py), and the dense-pair limit that grows with the data."""
 
 
 def _tied_dataset(rng: np.random.Generator, rows: int, items: int) -> TransactionDataset:
