@@ -22,9 +22,11 @@ failing ones in ``.hypothesis/``) to search further. A failure found that way is
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,10 +37,38 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
-def _source(item: pytest.Item) -> str:
+def _function_sources(path: str) -> dict[int, str]:
+    """Each function of a module file by its first line (its first decorator's, as ``co_firstlineno`` counts).
+
+    One parse per module instead of one ``inspect.getsource`` per test (which tokenizes the file again for
+    every test and parameter: seconds of every worker's collection).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return {}
+    lines = text.splitlines(keepends=True)
+    sources: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+            sources[start] = "".join(lines[start - 1:node.end_lineno])
+    return sources
+
+
+def _source(item: pytest.Item, modules: dict[str, dict[int, str]]) -> str:
+    """The source of a test's function, its decorators included (``inspect.getsource``'s text)."""
     function = getattr(item, "function", None)
     if function is None:
         return ""
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    if code is not None:
+        if code.co_filename not in modules:
+            modules[code.co_filename] = _function_sources(code.co_filename)
+        found = modules[code.co_filename].get(code.co_firstlineno)
+        if found is not None:
+            return found
     try:
         return inspect.getsource(function)
     except (OSError, TypeError):
@@ -53,8 +83,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     clusters) go first and the short ones fill in at the end, instead of one long test running alone last.
     The sort is stable: within each group, tests keep the order they were collected in.
     """
+    modules: dict[str, dict[int, str]] = {}
     for item in items:
-        text = _source(item)
+        text = _source(item, modules)
         if "subprocess" in text or "sys.executable" in text:
             item.add_marker(pytest.mark.subprocess)
         if "dask" in text.lower() or "dask" in item.nodeid.lower():
