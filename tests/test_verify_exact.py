@@ -133,11 +133,11 @@ def test_too_many_spreads_leaves_the_component_to_the_sufficient_conditions():
 def test_the_spread_count_equals_the_spreads_listed(obj):
     """count_spreads (the refusal of a component with too many spreads, decided before any is listed)
     counts exactly what the search lists, and caps at cap + 1."""
-    from anonymizer.evaluation.exact import _spreads, count_spreads
+    from anonymizer.evaluation.exact import _deals, count_spreads
 
     comps = build_components([(c["id"], c["size"], c["record_chunks"], c["term_chunk"]) for c in obj["clusters"]],
                              [(j["id"], j["children"], j["shared_chunks"]) for j in obj["joint_clusters"]])
     for comp in comps:
-        listed = sum(1 for _ in _spreads(comp))
+        listed = sum(1 for _ in _deals(comp))
         assert count_spreads(comp, 10**9) == listed
         assert count_spreads(comp, 2) == min(listed, 3)

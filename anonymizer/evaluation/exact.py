@@ -56,6 +56,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from anonymizer.evaluation.exact_model import Component, Leaf, SharedChunk, build_components
 from anonymizer.evaluation.exact_proof import prove_component
 
@@ -85,40 +87,50 @@ class ExactResult:
         return bad
 
 
-def _spreads(comp: Component) -> Iterator[list[Counter]]:
-    """Every spread of the shared sub-records: per chunk, a Counter of (leaf, sub-record) -> count."""
-    plans = [sc.kinds() for sc in comp.shared]
+Deal = tuple[tuple[tuple[frozenset[str], ...], ...], ...]
+"""One spread, as the pieces it deals: per leaf of the component, per shared chunk, its sub-records."""
 
-    def one_chunk(options, i: int, room: dict[int, int]) -> Iterator[Counter]:
-        if i == len(options):
-            yield Counter()
+
+def _deals(comp: Component) -> Iterator[Deal]:
+    """Every spread of the shared sub-records, as what each leaf is dealt (:data:`Deal`).
+
+    The shared chunks are taken in order and, within a chunk, its distinct sub-records (its
+    ``kinds``, sorted by their sorted terms); each is split over the leaves it may go to in every
+    way that leaves no leaf more sub-records of one chunk than it has records. A leaf's pieces of a
+    chunk come out in the kinds' order, hence already sorted as :func:`_leaf_supports` keys them.
+    """
+    steps = [(c, sub, n, allowed) for c, chunk in enumerate(comp.shared) for sub, n, allowed in chunk.kinds()]
+    rooms = [{p: comp.leaves[p].size for p in chunk.leaves} for chunk in comp.shared]
+    dealt: list[list[list[frozenset[str]]]] = [[[] for _ in comp.shared] for _ in comp.leaves]
+    shown = [tuple(() for _ in comp.shared) for _ in comp.leaves]  # each leaf's dealt pieces as tuples
+    changed: set[int] = set()  # the leaves whose pieces changed since the last spread
+
+    def deal(i: int) -> Iterator[Deal]:
+        if i == len(steps):
+            for p in changed:
+                shown[p] = tuple(tuple(pieces) for pieces in dealt[p])
+            changed.clear()
+            yield tuple(shown)
             return
-        sub, n, allowed = options[i]
+        c, sub, n, allowed = steps[i]
+        room = rooms[c]
         for split in _compositions(n, [room[p] for p in allowed]):
-            left = dict(room)
-            for p, x in zip(allowed, split, strict=True):
-                left[p] -= x
-            for rest in one_chunk(options, i + 1, left):
-                out = Counter(rest)
-                for p, x in zip(allowed, split, strict=True):
-                    if x:
-                        out[(p, sub)] += x
-                yield out
+            given = [(p, x) for p, x in zip(allowed, split, strict=True) if x]
+            for p, x in given:
+                room[p] -= x
+                dealt[p][c].extend([sub] * x)
+                changed.add(p)
+            yield from deal(i + 1)
+            for p, x in given:
+                room[p] += x
+                del dealt[p][c][-x:]
+                changed.add(p)
 
-    def all_chunks(c: int) -> Iterator[list[Counter]]:
-        if c == len(plans):
-            yield []
-            return
-        room = {p: comp.leaves[p].size for p in comp.shared[c].leaves}
-        for mine in one_chunk(plans[c], 0, room):
-            for rest in all_chunks(c + 1):
-                yield [mine] + rest
-
-    yield from all_chunks(0)
+    yield from deal(0)
 
 
 def count_spreads(comp: Component, cap: int) -> int:
-    """The number of spreads :func:`_spreads` yields for ``comp``, counted without listing them; at
+    """The number of spreads :func:`_deals` yields for ``comp``, counted without listing them; at
     most ``cap + 1`` (any larger count is returned as ``cap + 1``).
 
     The chunks are spread independently (each starts from its leaves' full room), so the count is
@@ -279,33 +291,40 @@ def check_component(comp: Component, m: int, max_spreads: int = MAX_SPREADS,
         return None  # the same answer the listing below gives after max_spreads spreads, without listing them
     wanted = None if only is None else frozenset(only)
     leaf_below = below if len(comp.leaves) == 1 else None
-    cache: dict[tuple, dict[frozenset[str], int] | None] = {}
-    best: dict[frozenset[str], int] = {}
+    # A leaf's supports depend only on the pieces it is dealt, so each (leaf, pieces) is solved once and
+    # kept as arrays over an index of the itemsets met so far; a spread's supports are then the sum of
+    # its leaves' arrays, and the largest support of each itemset a running maximum over the valid spreads.
+    index: dict[frozenset[str], int] = {}
+    cache: dict[tuple, tuple[np.ndarray, np.ndarray] | None] = {}
+    best = np.zeros(0, dtype=np.int64)
     feasible = False
     n = 0
-    for spread in _spreads(comp):
+    for spread in _deals(comp):
         n += 1
         if n > max_spreads:
             return None
-        total: Counter = Counter()
-        valid = True
+        parts = []
         for p, leaf in enumerate(comp.leaves):
-            shared = tuple(
-                tuple(sorted((sub for (q, sub), x in per_chunk.items() if q == p for _ in range(x)), key=sorted))
-                for per_chunk in spread)
-            key = (p, shared)
+            key = (p, spread[p])
             if key not in cache:
-                cache[key] = _leaf_supports(leaf, leaf.record_chunks + tuple(ch for ch in shared if ch), m, wanted,
-                                            leaf_below)
+                supports = _leaf_supports(leaf, leaf.record_chunks + tuple(ch for ch in key[1] if ch), m, wanted,
+                                          leaf_below)
+                cache[key] = None if supports is None else (
+                    np.fromiter((index.setdefault(itemset, len(index)) for itemset in supports), np.int64,
+                                len(supports)),
+                    np.fromiter(supports.values(), np.int64, len(supports)))
             got = cache[key]
             if got is None:
-                valid = False
                 break
-            total.update(got)
-        if not valid:
-            continue
-        feasible = True
-        for itemset, x in total.items():
-            if x > best.get(itemset, 0):
-                best[itemset] = x
-    return ExactResult(feasible, best if feasible else {}, n)
+            parts.append(got)
+        else:
+            feasible = True
+            total = np.zeros(len(index), dtype=np.int64)
+            for where, supports in parts:
+                total[where] += supports  # a leaf lists each itemset once
+            if len(best) < len(index):
+                best = np.concatenate([best, np.zeros(len(index) - len(best), dtype=np.int64)])
+            np.maximum(best, total, out=best)
+    if not feasible:
+        return ExactResult(False, {}, n)
+    return ExactResult(True, {itemset: int(best[i]) for itemset, i in index.items() if best[i] > 0}, n)
