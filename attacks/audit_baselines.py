@@ -36,7 +36,7 @@ fewer than k records):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,55 +125,63 @@ Location = tuple[int, int]
 """(cluster position, record chunk position)."""
 
 
-def _chunk_postings(release: Release) -> dict[Location, dict[str, set[int]]]:
-    """Per record chunk of every simple cluster: term -> the positions of the sub-records that hold it."""
-    holders: dict[Location, dict[str, set[int]]] = {}
+def _chunk_postings(release: Release) -> dict[str, dict[Location, int]]:
+    """Per term, every record chunk of a simple cluster publishing it, with the sub-records holding it as a
+    bitset (bit i: the chunk's i-th sub-record)."""
+    postings: dict[str, dict[Location, int]] = {}
     for ci, cluster in enumerate(release.clusters):
         for j, chunk in enumerate(cluster.record_chunks):
-            postings = holders.setdefault((ci, j), {})
+            bits: dict[str, int] = {}
             for pos, sub in enumerate(chunk):
                 for term in sub:
-                    postings.setdefault(term, set()).add(pos)
-    return holders
+                    bits[term] = bits.get(term, 0) | 1 << pos
+            for term, held in bits.items():
+                postings.setdefault(term, {})[(ci, j)] = held
+    return postings
 
 
-def _groups(terms: list[str], places: dict[str, frozenset[Location]]) -> dict[Location, set[str]]:
-    """The chunks where two or more of ``terms`` are published, with those terms."""
-    groups: dict[Location, set[str]] = {}
-    for a in range(len(terms)):
-        for b in range(a + 1, len(terms)):
-            for loc in places[terms[a]] & places[terms[b]]:
-                groups.setdefault(loc, set()).update((terms[a], terms[b]))
-    return groups
+def _singled_out(terms: list[str], postings: dict[str, dict[Location, int]], rare: dict[str, dict[Location, int]],
+                 k: int) -> Iterator[tuple[Location, int]]:
+    """The chunks where the sub-records holding every one of ``terms`` (distinct, all published) that the chunk
+    publishes are 1 to k - 1, with those sub-records as a bitset. A chunk publishing one of them counts only
+    when that term is rare there (support below k); a chunk publishing two or more publishes one that is not
+    the most widely published, so those chunks are found from the others' postings."""
+    for t in terms:
+        for loc, held in rare.get(t, {}).items():
+            if not any(loc in postings[u] for u in terms if u != t):
+                yield loc, held
+    if len(terms) < 2:
+        return
+    widest = max(terms, key=lambda t: len(postings[t]))
+    grouped: set[Location] = set()
+    for a in terms:
+        if a != widest:
+            grouped.update(loc for loc in postings[a] if sum(loc in postings[t] for t in terms) >= 2)
+    for loc in grouped:
+        common = -1
+        for t in terms:
+            common &= postings[t].get(loc, -1)
+        if 1 <= common.bit_count() < k:
+            yield loc, common
 
 
 def frequency_only_per_cluster(release: Release, itemsets: Iterable[Sequence[str]]) -> np.ndarray:
-    """Records the frequency-only attacker (module docstring) breaches in each cluster, knowing ``itemsets``."""
+    """Records the frequency-only attacker (module docstring) breaches in each cluster, knowing ``itemsets``.
+
+    For a known itemset I and a record chunk C publishing terms of I, the sub-records of C holding all of
+    I ∩ C are the AND of those terms' bitsets; from 1 to k - 1 of them are singled out. Each distinct itemset
+    is looked at once (a chunk's singled-out sub-records are a union over the itemsets).
+    """
     k = release.k
-    holders = _chunk_postings(release)
-    where: dict[str, list[Location]] = {}
-    rare: dict[str, list[tuple[Location, set[int]]]] = {}  # a lone known term singles out only under support k
-    for loc, postings in holders.items():
-        for term, subs in postings.items():
-            where.setdefault(term, []).append(loc)
-            if len(subs) < k:
-                rare.setdefault(term, []).append((loc, subs))
-    places = {term: frozenset(locs) for term, locs in where.items()}
-    marked: dict[Location, set[int]] = {}
-    for itemset in itemsets:
-        terms = sorted({t for t in itemset if t in places})
-        groups = _groups(terms, places)
-        for term in terms:  # chunks where this term is the only known one
-            for loc, subs in rare.get(term, ()):
-                if loc not in groups:
-                    marked.setdefault(loc, set()).update(subs)
-        for loc, group in groups.items():
-            common = set.intersection(*(holders[loc][t] for t in group))
-            if 1 <= len(common) < k:
-                marked.setdefault(loc, set()).update(common)
+    postings = _chunk_postings(release)
+    rare = {t: {loc: held for loc, held in at.items() if held.bit_count() < k} for t, at in postings.items()}
+    marked: dict[Location, int] = {}
+    for known in {frozenset(itemset) for itemset in itemsets}:
+        for loc, held in _singled_out(sorted(t for t in known if t in postings), postings, rare, k):
+            marked[loc] = marked.get(loc, 0) | held
     out = np.zeros(len(release.clusters), dtype=np.int64)
-    for (ci, _j), subs in marked.items():
-        out[ci] = max(out[ci], len(subs))
+    for (ci, _j), held in marked.items():
+        out[ci] = max(out[ci], held.bit_count())
     return out
 
 
