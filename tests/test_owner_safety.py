@@ -44,12 +44,15 @@ def _run(module: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def owner(tmp_path_factory) -> Path:
-    """400 customers' baskets (synthetic, 60 products) as one (customer_email, product) row per item."""
+    """400 customers' baskets (synthetic, 60 products) as one (customer_email, product) row per item, with its
+    header (baskets.csv) and without (noheader.csv). Every test reading a file of it finds it here: the tests of
+    one module can run in different worker processes, each with its own folder."""
     folder = tmp_path_factory.mktemp("owner")
     ds = load_dataset("synthetic:records=400,domain=60,avg_length=5,seed=3")
     lines = ["customer_email,product"]
     lines += [f"c{i:04d}.buyer@example.com,p{t}" for i, record in enumerate(ds) for t in sorted(record)]
     (folder / "baskets.csv").write_text("\n".join(lines) + "\n")
+    (folder / "noheader.csv").write_text("\n".join(lines[1:]) + "\n")
     return folder
 
 
@@ -68,8 +71,6 @@ def test_default_options_and_swapped_columns_are_refused(owner):
                                   cwd=owner))
     assert "swapped" in line
     # the same table without its header, columns swapped by index: the e-mails are screened
-    rows = (owner / "baskets.csv").read_text().splitlines()[1:]
-    (owner / "noheader.csv").write_text("\n".join(rows) + "\n")
     line = _one_line_refusal(_run("anonymizer", "noheader.csv", "--format", "long", "--user-column", "1",
                                   "--item-column", "0", "-k", "5", "-m", "2", "-o", "r.json", cwd=owner))
     assert "look like direct identifiers (e-mail 400" in line and "--allow-identifiers" in line
