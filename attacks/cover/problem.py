@@ -42,7 +42,6 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from anonymizer.model.arrays import ReleaseArrays
 from anonymizer.model.release import Release
@@ -99,6 +98,8 @@ def flatten(release: Release) -> FlatRelease:
     subs = list(itertools.chain.from_iterable(all_chunks))
     sub_len = list(map(len, subs))
     items = list(itertools.chain.from_iterable(subs))
+    import pandas as pd  # here: a release read into arrays (the usual case) does not need it
+
     codes, uniques = pd.factorize(np.asarray(items, dtype=object), sort=True) if items else (
         np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
     return _index(np.asarray(per_cluster, dtype=np.int64), np.asarray(chunk_nsub, dtype=np.int64),

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from anonymizer.model.release import Cluster, Release, Truth
 from attacks.semantic.result import ClusterReconstruction, SemanticResult
@@ -254,6 +253,8 @@ def _pair_group(anchors: list[int], rids: list[int], got: Callable[[int], set[st
     """(anchor, record) pairs of one group: the maximum-overlap assignment."""
     if len(anchors) == 1 and len(rids) == 1:
         return [(anchors[0], rids[0])]
+    from scipy.optimize import linear_sum_assignment  # here: scipy.optimize takes half a second to import
+
     overlap = np.array([[len(got(a) & target(r)) for r in rids] for a in anchors], dtype=float)
     rows, cols = linear_sum_assignment(overlap, maximize=True)
     return [(anchors[i], rids[j]) for i, j in zip(rows, cols, strict=True)]

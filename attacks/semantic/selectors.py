@@ -45,7 +45,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
 
 from corpora.common.errors import InputError
 
@@ -169,6 +168,8 @@ def assign_distinct(scores: np.ndarray) -> list[int]:
     ``scores`` has one row per listed piece and one column per anchor (rows <= columns); ``nan``
     counts as :data:`NO_EVIDENCE_ASSIGN`.
     """
+    from scipy.optimize import linear_sum_assignment  # here: scipy.optimize takes half a second to import
+
     s = np.where(np.isnan(scores), NO_EVIDENCE_ASSIGN, np.round(scores, 9))
     if s.shape[0] > s.shape[1]:
         raise InputError(f"assign: {s.shape[0]} sub-records but only {s.shape[1]} records in the cluster")
