@@ -28,7 +28,8 @@ def test_records_are_real_records_cut_to_the_kept_items(kosarak):
     kept = set(ds.vocabulary)
     base = {frozenset(r) & kept for r in kosarak}
     assert all(frozenset(r) in base for r in ds)
-    top = sorted(range(len(kosarak.vocabulary)), key=lambda t: (-int(kosarak.term_supports()[t]), t))[:50]
+    supports = kosarak.term_supports()
+    top = sorted(range(len(kosarak.vocabulary)), key=lambda t: (-int(supports[t]), t))[:50]
     assert kept == {kosarak.vocabulary[t] for t in top}
 
 
