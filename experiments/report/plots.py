@@ -102,12 +102,12 @@ def aggregate(df, plot: PlotSpec) -> tuple[list[SeriesPoint], list[str], list[st
     if plot.best_over:
         sel = _keep_best(sel, keys, plot.best_over)
         fixed.add(plot.best_over)
-    for col in (*RUN_PARAMS, "attack", "method", "chunks", "rank"):
-        # averaged over: a column that takes several values inside one plotted point
-        if col not in sel.columns or col in fixed:
-            continue
-        if sel.groupby(keys, dropna=False)[col].nunique(dropna=False).max() > 1:
-            averaged.append(f"{col} ({sel[col].nunique(dropna=False)} values)")
+    # averaged over: a column that takes several values inside one plotted point (one grouping for all columns)
+    free = [col for col in (*RUN_PARAMS, "attack", "method", "chunks", "rank")
+            if col in sel.columns and col not in fixed]
+    if free:
+        most = sel.groupby(keys, dropna=False)[free].nunique(dropna=False).max()
+        averaged += [f"{col} ({sel[col].nunique(dropna=False)} values)" for col in free if most[col] > 1]
     order: list[int] = []
     for key, part in sel.groupby(keys, sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
