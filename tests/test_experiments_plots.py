@@ -33,6 +33,19 @@ def test_interval_of_a_fraction_stays_inside_0_and_100_percent(values):
     assert point.low >= 100 * min(values) - 1e-9 and point.high <= 100 * max(values) + 1e-9
 
 
+def test_a_column_varying_inside_a_point_is_named_as_averaged_over():
+    """k takes two values inside each plotted point (x = max cluster size): the note names it with its count of
+    values; m and the dataset, constant, and None columns (records, horpart, ...) are not named."""
+    df = frame({10: [0.1, 0.2, 0.3, 0.4], 20: [0.5, 0.6]})
+    df.loc[df.index % 2 == 1, "k"] = 4
+    points, averaged, datasets = aggregate(df, PLOT)
+    assert averaged == ["k (2 values)"] and datasets == ["toy"] and [p.n for p in points] == [4, 2]
+    df["k"] = 3
+    assert aggregate(df, PLOT)[1] == []
+    df.loc[0, "records"] = 1000  # one run of a point with a size, the others none: two values (None counts)
+    assert aggregate(df, PLOT)[1] == ["records (2 values)"]
+
+
 def test_student_t_would_have_left_the_range_bootstrap_does_not():
     """Three runs 0, 0, 0.3: Student's t gives [-0.26, 0.46] for a share; the bootstrap stays in [0, 0.3]."""
     low, high = bootstrap_interval(np.array([0.0, 0.0, 0.3]))
