@@ -86,6 +86,11 @@ def _prepared_copy(wordnet_dir: Path, cache_dir: Path) -> Path:
     return target
 
 
+_READ_IN_ORDER = frozenset({*(f"index.{pos}" for pos in ("noun", "verb", "adj", "adv")),
+                            *(f"{pos}.exc" for pos in ("noun", "verb", "adj", "adv")), "lexnames"})
+"""The WordNet files NLTK's reader reads from start to end when it is built."""
+
+
 def wordnet_reader(wordnet_dir: str | os.PathLike[str] = WORDNET_DIR,
                    cache_dir: str | os.PathLike[str] | None = None) -> Any:
     """NLTK's WordNet reader over Debian's WordNet 3.0 files (InputError when they are absent)."""
@@ -110,6 +115,14 @@ def wordnet_reader(wordnet_dir: str | os.PathLike[str] = WORDNET_DIR,
             # The data are WordNet 3.0 itself: no mapping to 3.0 is needed (NLTK would build one
             # from index.sense, which Debian ships in another package, wordnet-sense-index).
             return None
+
+        def open(self, file: str) -> Any:
+            # The index and exception files are read once, line by line, while the reader is built: a plain
+            # file does that in a fraction of the time NLTK's seekable stream takes (5 s for the 180,000 index
+            # lines). The data files, read by offset later, keep NLTK's stream.
+            if file in _READ_IN_ORDER:
+                return open(root / file, encoding="utf-8", newline="")  # noqa: SIM115 - NLTK closes it
+            return super().open(file)
 
     return _Reader(str(root), None)
 
