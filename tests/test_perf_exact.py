@@ -96,7 +96,7 @@ def test_deals_are_the_spreads_listed_in_the_same_order(obj):
 
 
 @settings(max_examples=60, deadline=None)
-@given(obj=tiny_releases(max_clusters=4))
+@given(obj=tiny_releases(max_clusters=3))
 def test_summed_arrays_give_the_supports_of_the_counter_sum(obj):
     for comp in components(obj):
         for below in (None, obj["params"]["k"]):
