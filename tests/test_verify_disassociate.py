@@ -32,9 +32,9 @@ def assert_reconstruction_valid(release, ds):
     for t, n in published.items():
         if t not in in_term_chunks:
             assert support[t] == n, t
-    start = 0
+    start, records = 0, ds.records
     for c in release.clusters:
-        part = ds.records[start:start + c.size]
+        part = records[start:start + c.size]
         start += c.size
         if c.term_chunk:
             assert all(part)
