@@ -44,6 +44,7 @@ from anonymizer.disassociation.refine_leaves import (
     PartitionLike,
     int_array,
     leaves_from_table,
+    member,
     prepare_leaves,
 )
 from anonymizer.disassociation.shared_chunks import SharedChunk, group_refining_terms
@@ -303,10 +304,19 @@ def _joint_chunks(st: RefineState, placed: list[int], groups_of: dict[int, list[
     return chunks, removed
 
 
-def _merged_key(rank: np.ndarray, vtc: VirtualTermChunk) -> bytes:
-    """The ordering key of a (virtual) term chunk: its terms' ranks, sorted, as big-endian uint32
-    (a joint's vtc holds exactly its children's terms without the refining ones)."""
-    return np.sort(rank[np.fromiter(vtc, dtype=np.int64, count=len(vtc))]).astype(">u4").tobytes()
+def _merged_key(keys: Sequence[bytes], a: int, b: int, rank: np.ndarray, placed: list[int]) -> bytes:
+    """The ordering key of the joint of nodes ``a`` and ``b``: the ranks of its (virtual) term chunk,
+    sorted, as big-endian uint32. That chunk holds exactly the children's terms without the refining
+    ones ``placed``, so the key is the children's keys (each sorted) merged, without duplicates and
+    without the ranks of ``placed``: a linear merge of two sorted runs, never a walk over the terms."""
+    both = np.concatenate((np.frombuffer(keys[a], dtype=">u4"), np.frombuffer(keys[b], dtype=">u4")))
+    both = both.astype(np.uint32)
+    both.sort(kind="stable")  # two sorted runs: timsort merges them
+    keep = np.empty(len(both), dtype=bool)
+    keep[:1] = True
+    np.not_equal(both[1:], both[:-1], out=keep[1:])
+    keep &= ~member(both, np.sort(rank[placed]).astype(np.uint32))
+    return both[keep].astype(">u4").tobytes()
 
 
 def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, VirtualTermChunk],
@@ -349,7 +359,7 @@ def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, 
     st.vtc.append(big)
     st.t_r.append(big_r)
     st.list_support.append(l_big)
-    st.keys.append(_merged_key(st.rank, big) if big else b"")
+    st.keys.append(_merged_key(st.keys, a, b, st.rank, placed) if big else b"")
     st.vtc[a] = st.vtc[b] = {}
     st.t_r[a] = st.t_r[b] = set()
     st.list_support[a] = st.list_support[b] = None
