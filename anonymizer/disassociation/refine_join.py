@@ -44,7 +44,6 @@ from anonymizer.disassociation.refine_leaves import (
     PartitionLike,
     int_array,
     leaves_from_table,
-    member,
     prepare_leaves,
 )
 from anonymizer.disassociation.shared_chunks import SharedChunk, group_refining_terms
@@ -304,19 +303,10 @@ def _joint_chunks(st: RefineState, placed: list[int], groups_of: dict[int, list[
     return chunks, removed
 
 
-def _merged_key(keys: Sequence[bytes], a: int, b: int, rank: np.ndarray, placed: list[int]) -> bytes:
-    """The ordering key of the joint of nodes ``a`` and ``b``: the ranks of its (virtual) term chunk,
-    sorted, as big-endian uint32. That chunk holds exactly the children's terms without the refining
-    ones ``placed``, so the key is the children's keys (each sorted) merged, without duplicates and
-    without the ranks of ``placed``: a linear merge of two sorted runs, never a walk over the terms."""
-    both = np.concatenate((np.frombuffer(keys[a], dtype=">u4"), np.frombuffer(keys[b], dtype=">u4")))
-    both = both.astype(np.uint32)
-    both.sort(kind="stable")  # two sorted runs: timsort merges them
-    keep = np.empty(len(both), dtype=bool)
-    keep[:1] = True
-    np.not_equal(both[1:], both[:-1], out=keep[1:])
-    keep &= ~member(both, np.sort(rank[placed]).astype(np.uint32))
-    return both[keep].astype(">u4").tobytes()
+def _merged_key(rank: np.ndarray, vtc: VirtualTermChunk) -> bytes:
+    """The ordering key of a (virtual) term chunk: its terms' ranks, sorted, as big-endian uint32
+    (a joint's vtc holds exactly its children's terms without the refining ones)."""
+    return np.sort(rank[np.fromiter(vtc, dtype=np.int64, count=len(vtc))]).astype(">u4").tobytes()
 
 
 def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, VirtualTermChunk],
@@ -330,25 +320,31 @@ def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, 
     la, lb = st.list_support[a] or {}, st.list_support[b] or {}
     big, little, l_big, l_little = (va, vb, la, lb) if len(va) >= len(vb) else (vb, va, lb, la)
     gsize = st.gsize
-    for t, g in little.items():
-        old = big.get(t)
-        if old is None:
-            big[t] = g
+    # The terms only the smaller side holds are copied over in C (``update``: new keys go last, in the
+    # smaller side's order, as one by one); only the common terms are merged here, then written back
+    # over the copies in place.
+    merged: dict[int, int | list[int]] = {}
+    merged_support: dict[int, int] = {}
+    for t in little.keys() & big.keys():
+        old, g = big[t], little[t]
+        if old.__class__ is list:
             if g.__class__ is list:
-                l_big[t] = l_little[t]
-        elif old.__class__ is list:
-            if g.__class__ is list:
-                old.extend(g)  # type: ignore[arg-type]
-                l_big[t] += l_little[t]
+                old.extend(g)  # type: ignore[union-attr,arg-type]
+                merged_support[t] = l_big[t] + l_little[t]
             else:
-                old.append(g)  # type: ignore[arg-type]
-                l_big[t] += gsize[g]
+                old.append(g)  # type: ignore[union-attr,arg-type]
+                merged_support[t] = l_big[t] + gsize[g]
+            merged[t] = old
         elif g.__class__ is list:
-            big[t] = [old, *g]  # type: ignore[misc]
-            l_big[t] = gsize[old] + l_little[t]
+            merged[t] = [old, *g]  # type: ignore[misc]
+            merged_support[t] = gsize[old] + l_little[t]
         else:
-            big[t] = [old, g]
-            l_big[t] = gsize[old] + gsize[g]
+            merged[t] = [old, g]
+            merged_support[t] = gsize[old] + gsize[g]  # type: ignore[index]
+    big.update(little)
+    big.update(merged)
+    l_big.update(l_little)
+    l_big.update(merged_support)
     for t in placed:
         del big[t]
         l_big.pop(t, None)
@@ -359,7 +355,7 @@ def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, 
     st.vtc.append(big)
     st.t_r.append(big_r)
     st.list_support.append(l_big)
-    st.keys.append(_merged_key(st.keys, a, b, st.rank, placed) if big else b"")
+    st.keys.append(_merged_key(st.rank, big) if big else b"")
     st.vtc[a] = st.vtc[b] = {}
     st.t_r[a] = st.t_r[b] = set()
     st.list_support[a] = st.list_support[b] = None

@@ -121,14 +121,18 @@ class _Chunk(Generic[T]):
         if self.restricted or restricted_t:
             if self.short:
                 return False
-            delta: Counter = Counter()
+            # The records of t leave their sub-record ``old`` (None: no sub-record yet) for ``old + (t,)``,
+            # a new one (t is not in the chunk): each new sub-record is listed d times, and ``old`` as
+            # often as before minus d; both must be 0 or at least k.
+            counts, sub = self.counts, self.sub
+            touched: dict[tuple[T, ...] | None, int] = {}
             for r in records:
-                old = self.sub.get(r, ())
-                if old:
-                    delta[old] -= 1
-                delta[old + (t,)] += 1
-            counts = self.counts
-            return all(counts[key] + d == 0 or counts[key] + d >= k for key, d in delta.items())
+                old = sub.get(r)
+                touched[old] = touched.get(old, 0) + 1
+            for old, d in touched.items():
+                if d < k or (old is not None and 0 < counts[old] - d < k):
+                    return False
+            return True
         if m > 2:
             combos: Counter = Counter()
             for r in records:
@@ -142,26 +146,27 @@ class _Chunk(Generic[T]):
         """Add ``t``; ``track=False`` skips the multiplicities (no chunk will need the k test)."""
         self.terms.append(t)
         self.restricted = self.restricted or restricted_t
-        sub, counts = self.sub, self.counts
+        sub = self.sub
+        olds = list(map(sub.get, records))  # None: no sub-record yet
+        touched: dict[tuple[T, ...] | None, int] = {}
+        for old in olds:
+            touched[old] = touched.get(old, 0) + 1
+        # one new sub-record per sub-record t touches, shared by its records
+        new_of = {old: (t,) if old is None else old + (t,) for old in touched}
+        sub.update(zip(records, map(new_of.__getitem__, olds), strict=True))
         if not track:
-            for r in records:
-                sub[r] = sub.get(r, ()) + (t,)
             return
-        short = self.short
-        for r in records:
-            old = sub.get(r, ())
-            if old:
+        counts, short = self.counts, self.short
+        for old, d in touched.items():
+            if old is not None:
                 c = counts[old]
-                short += (0 < c - 1 < k) - (c < k)
-                if c == 1:
+                short += (0 < c - d < k) - (c < k)
+                if c == d:
                     del counts[old]
                 else:
-                    counts[old] = c - 1
-            new = old + (t,)
-            sub[r] = new
-            c = counts[new]
-            short += (c + 1 < k) - (0 < c < k)
-            counts[new] = c + 1
+                    counts[old] = c - d
+            counts[new_of[old]] = d  # a new sub-record (t was not in the chunk)
+            short += d < k
         self.short = short
 
 
