@@ -137,9 +137,11 @@ def content_order(indptr: np.ndarray, indices: np.ndarray, records: np.ndarray) 
     Many records: one ``np.lexsort`` over a table of their terms, column j the j-th term of each record
     and -1 past its end (below every term id, so a proper prefix comes first, as with tuples), then the
     record id; the same order as sorting the tuples."""
+    if not len(records):
+        return np.zeros(0, dtype=np.int64)
     starts = indptr[records]
     lens = indptr[records + 1] - starts
-    width = int(lens.max()) if len(records) else 0
+    width = int(lens.max())
     if len(records) < _LEXSORT_MIN or len(records) * width > _LEXSORT_CELLS:
         keyed = sorted(records.tolist(), key=lambda r: (tuple(indices[indptr[r] : indptr[r + 1]].tolist()), r))
         return np.asarray(keyed, dtype=np.int64)
