@@ -3,24 +3,19 @@
 * REFINE's shared chunks (:func:`group_refining_terms`, which now tests and adds a term once per sub-record
   it touches) against a first fit that checks Property 1 on the whole projected chunk with the definitions
   of :mod:`anonymizer.model.conditions`, on inputs full of repeated sub-records and T^r terms;
-* a joint's (virtual) term chunk (:func:`_add_joint_node` copies the smaller side's own terms in C) against
-  the term-by-term merge, including the order of the dict;
 * HORPART's content order (:func:`content_order`, one ``np.lexsort`` for many records) against the tuple sort;
 * the printed figures (:meth:`RunFigures.add`, chained iterators) against the generator sums they replace.
 """
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
 
-from anonymizer.disassociation import horpart_groups, refine_join
+from anonymizer.disassociation import horpart_groups
 from anonymizer.disassociation.horpart_groups import content_order
 from anonymizer.disassociation.parts import RunFigures
 from anonymizer.disassociation.pipeline import disassociate
-from anonymizer.disassociation.refine import refine
 from anonymizer.disassociation.shared_chunks import group_refining_terms
 from anonymizer.model.conditions import property1_holds
 from anonymizer.model.lost import tlost_share
@@ -79,34 +74,6 @@ def test_shared_chunks_match_property1_first_fit(case: int) -> None:
         assert len({id(s) for s in sub.values()}) == len(set(sub.values()))
 
 
-def _merge_reference(st: refine_join.RefineState, a: int, b: int, v: tuple[dict, dict],
-                     placed: list[int]) -> tuple[list, dict]:
-    """The term-by-term merge of the second round, on copies: the merged term chunk's items (in order) and
-    supports."""
-    va, vb = copy.deepcopy(v)
-    la, lb = dict(st.list_support[a] or {}), dict(st.list_support[b] or {})
-    big, little, l_big, l_little = (va, vb, la, lb) if len(va) >= len(vb) else (vb, va, lb, la)
-    for t, g in little.items():
-        old = big.get(t)
-        if old is None:
-            big[t] = g
-            if isinstance(g, list):
-                l_big[t] = l_little[t]
-        elif isinstance(old, list):
-            old.extend(g if isinstance(g, list) else [g])
-            l_big[t] += l_little[t] if isinstance(g, list) else st.gsize[g]
-        elif isinstance(g, list):
-            big[t] = [old, *g]
-            l_big[t] = st.gsize[old] + l_little[t]
-        else:
-            big[t] = [old, g]
-            l_big[t] = st.gsize[old] + st.gsize[g]
-    for t in placed:
-        del big[t]
-        l_big.pop(t, None)
-    return list(big.items()), l_big
-
-
 def _dataset(seed: int, n: int = 400, domain: int = 60) -> TransactionDataset:
     rng = np.random.default_rng(seed)
     weights = 1.0 / np.arange(1, domain + 1)
@@ -114,30 +81,6 @@ def _dataset(seed: int, n: int = 400, domain: int = 60) -> TransactionDataset:
     records = [sorted({f"t{int(x):03d}" for x in rng.choice(domain, size=int(rng.integers(1, 8)), p=weights)})
                for _ in range(n)]
     return TransactionDataset.from_records(records)
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_joint_term_chunk_merge_matches_term_by_term(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from anonymizer.disassociation.horpart import horpart, join_small_clusters
-    from anonymizer.disassociation.verpart import partition_clusters
-
-    ds = _dataset(seed)
-    k = 2 + seed % 3
-    hp = join_small_clusters(horpart(ds, k, 10, "original"), ds, k, 10)
-    table = partition_clusters(ds, hp.clusters, k, 2)
-    real = refine_join._add_joint_node
-    merges = []
-
-    def checked(st: refine_join.RefineState, a: int, b: int, v: tuple, r: tuple, placed: list[int]) -> None:
-        expected = _merge_reference(st, a, b, v, placed)
-        real(st, a, b, v, r, placed)
-        assert list(st.vtc[-1].items()) == expected[0]
-        assert st.list_support[-1] == expected[1]
-        merges.append(len(expected[0]))
-
-    monkeypatch.setattr(refine_join, "_add_joint_node", checked)
-    refine(ds, table, k, 2)
-    assert merges, "the case should join something"
 
 
 def _csr(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:

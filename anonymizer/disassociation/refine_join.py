@@ -321,31 +321,25 @@ def _add_joint_node(st: RefineState, a: int, b: int, v: tuple[VirtualTermChunk, 
     la, lb = st.list_support[a] or {}, st.list_support[b] or {}
     big, little, l_big, l_little = (va, vb, la, lb) if len(va) >= len(vb) else (vb, va, lb, la)
     gsize = st.gsize
-    # The terms only the smaller side holds are copied over in C (``update``: new keys go last, in the
-    # smaller side's order, as one by one); only the common terms are merged here, then written back
-    # over the copies in place.
-    merged: dict[int, int | list[int]] = {}
-    merged_support: dict[int, int] = {}
-    for t in little.keys() & big.keys():
-        old, g = big[t], little[t]
-        if old.__class__ is list:
+    for t, g in little.items():
+        old = big.get(t)
+        if old is None:
+            big[t] = g
             if g.__class__ is list:
-                old.extend(g)  # type: ignore[union-attr,arg-type]
-                merged_support[t] = l_big[t] + l_little[t]
+                l_big[t] = l_little[t]
+        elif old.__class__ is list:
+            if g.__class__ is list:
+                old.extend(g)  # type: ignore[arg-type]
+                l_big[t] += l_little[t]
             else:
-                old.append(g)  # type: ignore[union-attr,arg-type]
-                merged_support[t] = l_big[t] + gsize[g]
-            merged[t] = old
+                old.append(g)  # type: ignore[arg-type]
+                l_big[t] += gsize[g]
         elif g.__class__ is list:
-            merged[t] = [old, *g]  # type: ignore[misc]
-            merged_support[t] = gsize[old] + l_little[t]
+            big[t] = [old, *g]  # type: ignore[misc]
+            l_big[t] = gsize[old] + l_little[t]
         else:
-            merged[t] = [old, g]
-            merged_support[t] = gsize[old] + gsize[g]  # type: ignore[index]
-    big.update(little)
-    big.update(merged)
-    l_big.update(l_little)
-    l_big.update(merged_support)
+            big[t] = [old, g]
+            l_big[t] = gsize[old] + gsize[g]
     for t in placed:
         del big[t]
         l_big.pop(t, None)
