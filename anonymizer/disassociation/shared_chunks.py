@@ -71,10 +71,8 @@ def group_refining_terms(
         for t in order:
             for r in postings[t]:
                 terms_of.setdefault(r, []).append(t)
-        pairs: Counter = Counter()
-        for terms in terms_of.values():
-            if len(terms) > 1:
-                pairs.update(itertools.combinations(terms, 2))
+        pairs = Counter(itertools.chain.from_iterable(  # one count over every record's pairs
+            itertools.combinations(terms, 2) for terms in terms_of.values() if len(terms) > 1))
         for (u, v), c in pairs.items():
             if c < k:
                 clash.setdefault(u, set()).add(v)
@@ -91,8 +89,10 @@ def group_refining_terms(
         restricted_t = t in restricted
         records = postings[t]
         for c, chunk in enumerate(chunks):
-            if c not in blocked and (chunk.free(restricted_t, m) or chunk.accepts(t, restricted_t, records, k, m)):
-                break
+            if c in blocked:
+                continue
+            if (m <= 2 and not (chunk.restricted or restricted_t)) or chunk.accepts(t, restricted_t, records, k, m):
+                break  # (m <= 2 and no k test: the pairs were the whole check)
         else:
             c, chunk = len(chunks), _Chunk()
             chunks.append(chunk)
@@ -110,11 +110,6 @@ class _Chunk(Generic[T]):
         self.counts: Counter = Counter()  # sub-record -> multiplicity
         self.short = 0  # number of distinct sub-records listed fewer than k times
         self.restricted = False  # holds a term of T^r, so must stay k-anonymous
-
-    def free(self, restricted_t: bool, m: int) -> bool:
-        """Whether :meth:`accepts` holds without looking at records: no k test is needed and m <= 2
-        (the pairs were checked by the caller)."""
-        return m <= 2 and not (self.restricted or restricted_t)
 
     def accepts(self, t: T, restricted_t: bool, records: list[int], k: int, m: int) -> bool:
         """Whether the chunk plus ``t`` is still valid (pairs were checked by the caller)."""
