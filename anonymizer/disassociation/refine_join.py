@@ -130,10 +130,11 @@ def _term_ranks(leaves: Leaves, n_terms: int) -> tuple[np.ndarray, bytes]:
     rank = np.empty(n_terms, dtype=np.int64)
     rank[np.lexsort((np.arange(n_terms), -tcs))] = np.arange(n_terms)
     granks = rank[gterm]
-    # by (leaf, rank): one sort of a combined key (a leaf holds a term once, so the keys are distinct)
-    by_rank = np.argsort(np.frombuffer(gpart, dtype=np.int64) * max(n_terms, 1) + granks) if gpart else \
-        np.zeros(0, np.int64)
-    return rank, granks[by_rank].astype(">u4").tobytes()
+    # by (leaf, rank): one sort of a combined key (a leaf holds a term once, so the keys are distinct), whose
+    # remainders are the ranks in that order
+    width = max(n_terms, 1)
+    by_rank = np.sort(np.frombuffer(gpart, dtype=np.int64) * width + granks) % width if gpart else granks
+    return rank, by_rank.astype(">u4").tobytes()
 
 
 def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike] | PartitionTable, k: int,
@@ -161,7 +162,7 @@ def start_state(dataset: TransactionDataset, partitions: Sequence[PartitionLike]
         n_parts=n_parts,
         rank=rank,
         gptr=gptr,
-        gterm_list=[term_obj[t] for t in leaves.group_term.tolist()],
+        gterm_list=list(map(term_obj.__getitem__, leaves.group_term.tolist())),
         gsize=int_array(np.diff(np.frombuffer(leaves.group_start, dtype=np.int64))),
         rc_ptr=leaves.rc_ptr.tolist(),
         rc_terms=leaves.rc_terms.tolist(),

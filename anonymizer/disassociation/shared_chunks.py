@@ -71,10 +71,8 @@ def group_refining_terms(
         for t in order:
             for r in postings[t]:
                 terms_of.setdefault(r, []).append(t)
-        pairs: Counter = Counter()
-        for terms in terms_of.values():
-            if len(terms) > 1:
-                pairs.update(itertools.combinations(terms, 2))
+        pairs = Counter(itertools.chain.from_iterable(  # one count over every record's pairs
+            itertools.combinations(terms, 2) for terms in terms_of.values() if len(terms) > 1))
         for (u, v), c in pairs.items():
             if c < k:
                 clash.setdefault(u, set()).add(v)
@@ -91,8 +89,10 @@ def group_refining_terms(
         restricted_t = t in restricted
         records = postings[t]
         for c, chunk in enumerate(chunks):
-            if c not in blocked and (chunk.free(restricted_t, m) or chunk.accepts(t, restricted_t, records, k, m)):
-                break
+            if c in blocked:
+                continue
+            if (m <= 2 and not (chunk.restricted or restricted_t)) or chunk.accepts(t, restricted_t, records, k, m):
+                break  # (m <= 2 and no k test: the pairs were the whole check)
         else:
             c, chunk = len(chunks), _Chunk()
             chunks.append(chunk)
@@ -111,24 +111,23 @@ class _Chunk(Generic[T]):
         self.short = 0  # number of distinct sub-records listed fewer than k times
         self.restricted = False  # holds a term of T^r, so must stay k-anonymous
 
-    def free(self, restricted_t: bool, m: int) -> bool:
-        """Whether :meth:`accepts` holds without looking at records: no k test is needed and m <= 2
-        (the pairs were checked by the caller)."""
-        return m <= 2 and not (self.restricted or restricted_t)
-
     def accepts(self, t: T, restricted_t: bool, records: list[int], k: int, m: int) -> bool:
         """Whether the chunk plus ``t`` is still valid (pairs were checked by the caller)."""
         if self.restricted or restricted_t:
             if self.short:
                 return False
-            delta: Counter = Counter()
+            # The records of t leave their sub-record ``old`` (None: no sub-record yet) for ``old + (t,)``,
+            # a new one (t is not in the chunk): each new sub-record is listed d times, and ``old`` as
+            # often as before minus d; both must be 0 or at least k.
+            counts, sub = self.counts, self.sub
+            touched: dict[tuple[T, ...] | None, int] = {}
             for r in records:
-                old = self.sub.get(r, ())
-                if old:
-                    delta[old] -= 1
-                delta[old + (t,)] += 1
-            counts = self.counts
-            return all(counts[key] + d == 0 or counts[key] + d >= k for key, d in delta.items())
+                old = sub.get(r)
+                touched[old] = touched.get(old, 0) + 1
+            for old, d in touched.items():
+                if d < k or (old is not None and 0 < counts[old] - d < k):
+                    return False
+            return True
         if m > 2:
             combos: Counter = Counter()
             for r in records:
@@ -142,26 +141,27 @@ class _Chunk(Generic[T]):
         """Add ``t``; ``track=False`` skips the multiplicities (no chunk will need the k test)."""
         self.terms.append(t)
         self.restricted = self.restricted or restricted_t
-        sub, counts = self.sub, self.counts
+        sub = self.sub
+        olds = list(map(sub.get, records))  # None: no sub-record yet
+        touched: dict[tuple[T, ...] | None, int] = {}
+        for old in olds:
+            touched[old] = touched.get(old, 0) + 1
+        # one new sub-record per sub-record t touches, shared by its records
+        new_of = {old: (t,) if old is None else old + (t,) for old in touched}
+        sub.update(zip(records, map(new_of.__getitem__, olds), strict=True))
         if not track:
-            for r in records:
-                sub[r] = sub.get(r, ()) + (t,)
             return
-        short = self.short
-        for r in records:
-            old = sub.get(r, ())
-            if old:
+        counts, short = self.counts, self.short
+        for old, d in touched.items():
+            if old is not None:
                 c = counts[old]
-                short += (0 < c - 1 < k) - (c < k)
-                if c == 1:
+                short += (0 < c - d < k) - (c < k)
+                if c == d:
                     del counts[old]
                 else:
-                    counts[old] = c - 1
-            new = old + (t,)
-            sub[r] = new
-            c = counts[new]
-            short += (c + 1 < k) - (0 < c < k)
-            counts[new] = c + 1
+                    counts[old] = c - d
+            counts[new_of[old]] = d  # a new sub-record (t was not in the chunk)
+            short += d < k
         self.short = short
 
 
