@@ -16,14 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 from corpora.io.identifiers import USER_TERMS_KEY
 
 __all__ = ["CONTROL_BYTES", "check_controls", "control_term", "csr_from_ids", "dataset_from_tokens", "decode_text",
-           "flatten", "no_records", "sorted_unique", "user_terms"]
+           "factorize", "flatten", "no_records", "sorted_unique", "user_terms"]
 
 
 def dataset_from_tokens(
@@ -43,7 +42,7 @@ def dataset_from_tokens(
     if len(rows) == 0:
         return TransactionDataset((), np.zeros(n_rows + 1, dtype=np.int64), np.zeros(0, dtype=np.int32),
                                   name=name, metadata=dict(metadata or {}))
-    codes, uniques = pd.factorize(np.asarray(tokens, dtype=object), sort=False)
+    codes, uniques = factorize(tokens)
     raw = uniques.tolist()
     terms = [rename.get(t, t) for t in raw] if rename else raw
     vocabulary = sorted(set(terms))
@@ -51,6 +50,16 @@ def dataset_from_tokens(
     relabel = np.fromiter((position[t] for t in terms), dtype=np.int64, count=len(terms))
     ids = relabel[codes]
     return csr_from_ids(ids, rows, n_rows, tuple(vocabulary), name, metadata)
+
+
+def factorize(values: Sequence[object] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each value, distinct values in order of first appearance) of Python objects (pandas' hash table).
+
+    pandas is imported here, on first use, not with this module: the numeric and ASCII SPMF readers never need it,
+    and it is about half a second of every command's start-up."""
+    import pandas as pd
+
+    return pd.factorize(np.asarray(values, dtype=object), sort=False)
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
