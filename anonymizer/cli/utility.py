@@ -14,7 +14,6 @@ import argparse
 import json
 import time
 
-from anonymizer.baselines.generalized import load_generalized
 from anonymizer.cli import COMMANDS
 from anonymizer.cli.baselines import hierarchy_for
 from anonymizer.cli.common import load_input_dataset, peek_format
@@ -87,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         re_range, _ = resolve_re_range(original, tuple(args.re_range), strict=True, label="--re-range")
     start = time.perf_counter()
     if generalized:
+        from anonymizer.baselines.generalized import load_generalized
+
         grelease = load_generalized(args.release)
         hierarchy = None
         if args.hierarchy is not None or args.fanout is not None:

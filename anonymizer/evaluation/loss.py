@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from anonymizer.evaluation.published import published_term_counts, subrecord_dataset
-from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
+from anonymizer.evaluation.topk import TopK, itemset_supports, term_bitsets, top_k_search
 from anonymizer.model.lost import tlost_share
 from anonymizer.model.release import Release
 from corpora.common.errors import InputError
@@ -121,13 +121,18 @@ def resolve_re_range(original: TransactionDataset, re_range: tuple[int, int] | N
 def pair_supports(ds: TransactionDataset, terms: Sequence[str]) -> np.ndarray:
     """Matrix G[i, j] = number of records of ``ds`` holding both terms[i] and terms[j]."""
     index = ds.term_index
-    cols = [index.get(t, -1) for t in terms]
-    present = [i for i, c in enumerate(cols) if c >= 0]
+    cols = np.asarray([index.get(t, -1) for t in terms], dtype=np.int64)
+    present = np.flatnonzero(cols >= 0)
     out = np.zeros((len(terms), len(terms)), dtype=np.float64)
-    if present:
-        sub = ds.matrix()[:, [cols[i] for i in present]].astype(np.int64)
-        gram = (sub.T @ sub).toarray()
-        out[np.ix_(present, present)] = gram
+    if present.size:  # popcounts of the ANDed row bitsets of the terms (no sparse matrix, no scipy)
+        needed = np.unique(cols[present])
+        bits = term_bitsets(ds, needed)
+        gram = np.zeros((needed.size, needed.size), dtype=np.int64)
+        for a in range(needed.size):
+            gram[a, a:] = np.bitwise_count(bits[a:] & bits[a]).sum(axis=1, dtype=np.int64)
+        gram = np.triu(gram) + np.triu(gram, 1).T
+        at = np.searchsorted(needed, cols[present])
+        out[np.ix_(present, present)] = gram[np.ix_(at, at)]
     return out
 
 

@@ -35,11 +35,10 @@ from __future__ import annotations
 
 import heapq
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from anonymizer.baselines.apriori import ncp_of_cut
-from anonymizer.baselines.generalized import GeneralizedRelease
 from anonymizer.baselines.hierarchy import Hierarchy
 from anonymizer.evaluation.loss import pair_supports, ranked_terms, re, re_from_supports, resolve_re_range, tkd_against
 from anonymizer.evaluation.report import UtilityReport
@@ -47,6 +46,9 @@ from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 from corpora.io.tokens import sorted_unique
+
+if TYPE_CHECKING:  # the baselines' releases are imported where one is scored, not with the disassociation metrics
+    from anonymizer.baselines.generalized import GeneralizedRelease
 
 __all__ = ["MultiLevelTopK", "project_dataset", "sorted_unique", "multilevel_top_k", "tkd_ml2", "tkd_ml2_generalized",
            "re_generalized", "baseline_utility", "traceable_nodes"]
@@ -255,6 +257,8 @@ def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, 
     tkd_value = tkd_against(fi_plain, published, top_k, published_top=published_top)
     fi = multilevel_top_k(original, h, top_k, leaf_top=fi_plain)
     if release.method == "apriori":
+        from anonymizer.baselines.apriori import ncp_of_cut
+
         if h is not release.hierarchy:
             raise InputError("tKd-ML^2 of an Apriori release uses the release's own hierarchy")
         re_value = re_generalized(original, release, re_range)

@@ -35,14 +35,17 @@ from __future__ import annotations
 import heapq
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
-__all__ = ["DEFAULT_TIE_FACTOR", "TopK", "itemset_supports", "top_k_search", "top_k_itemsets",
+if TYPE_CHECKING:  # scipy is imported where a sparse product is made, not with the searches
+    import scipy.sparse as sp
+
+__all__ = ["DEFAULT_TIE_FACTOR", "TopK", "itemset_supports", "term_bitsets", "top_k_search", "top_k_itemsets",
            "dataset_top_k"]
 
 
@@ -249,12 +252,30 @@ def _has_bit(bits: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def _bitsets(sets: np.ndarray, rows: np.ndarray, n_rows: int, n_sets: int) -> np.ndarray:
     """Bitsets (n_sets x ceil(n_rows / 64) words) holding bit ``row`` of set ``set`` for each pair of ``sets`` and
-    ``rows`` (any order, repeats allowed: one unbuffered OR per pair, no sort)."""
+    ``rows`` (any order, repeats allowed). Pairs sorted by set then row (a CSR's column lists) are ORed one word at a
+    time (one ``reduceat``), others by one unbuffered OR per pair."""
     words = (n_rows + 63) // 64
     bits = np.zeros(n_sets * words, dtype=np.uint64)
     if sets.size:
-        np.bitwise_or.at(bits, sets * words + (rows >> 6), np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64)))
+        key = sets * words + (rows >> 6)
+        one = np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64))
+        if bool(np.all(key[1:] >= key[:-1])):
+            first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+            bits[key[first]] = np.bitwise_or.reduceat(one, first)
+        else:
+            np.bitwise_or.at(bits, key, one)
     return bits.reshape(n_sets, words)
+
+
+def term_bitsets(ds: TransactionDataset, terms: np.ndarray) -> np.ndarray:
+    """The row bitsets of the term ids ``terms`` of ``ds`` (distinct, sorted): bit ``i % 64`` of word ``i // 64`` of
+    row j is set when record i holds ``terms[j]``."""
+    slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
+    slot[terms] = np.arange(terms.size)
+    at = slot[ds.indices]
+    mine = at >= 0
+    rows = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))[mine]
+    return _bitsets(at[mine], rows, max(len(ds), 1), terms.size)
 
 
 def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports: np.ndarray, present: np.ndarray,
@@ -307,6 +328,8 @@ def _pair_counts(r: np.ndarray, rptr: np.ndarray, n: int,
     if n * n > _GRAM_LIMIT or work > limit:
         return None
     if n * n > _PAIRS_LIMIT:
+        import scipy.sparse as sp
+
         mat = sp.csr_matrix((np.ones(r.size, dtype=np.int64), r, rptr), shape=(lens.size, n))
         return sp.triu(mat.T @ mat, k=1, format="csr")
     if bits is not None and n * n * bits.shape[1] <= _GATHER_COST * work:
@@ -452,12 +475,9 @@ def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset]) -> d
     n_rows = len(ds)
     if needed.size * ((n_rows + 63) // 64) > _BITS_LIMIT:
         return _itemset_supports_tids(ds, itemsets, asked)
+    bits = term_bitsets(ds, needed)
     slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
     slot[needed] = np.arange(needed.size)
-    at = slot[ds.indices]
-    mine = at >= 0
-    rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(ds.indptr))[mine]
-    bits = _bitsets(at[mine], rows, max(n_rows, 1), needed.size)
     out: dict[frozenset, int] = {}
     for s, cols in zip(itemsets, asked, strict=True):
         if not cols or min(cols) < 0:
