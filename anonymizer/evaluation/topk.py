@@ -240,8 +240,12 @@ class _RankedItems:
         """Support of ``items`` + j for every rank j of ``ranks``, from the row bitsets."""
         held = np.bitwise_and.reduce(self.bits[list(items)], axis=0)
         nz = np.flatnonzero(held)
-        later = self.bits[ranks[:, None], nz]
-        later &= held[nz]
+        if 2 * nz.size > held.size:  # mostly non-zero words: whole rows (a zero word counts nothing)
+            later = np.take(self.bits, ranks, axis=0)
+            later &= held
+        else:
+            later = self.bits[ranks[:, None], nz]
+            later &= held[nz]
         return np.bitwise_count(later).sum(axis=1, dtype=np.int64)
 
 
@@ -273,9 +277,13 @@ def term_bitsets(ds: TransactionDataset, terms: np.ndarray) -> np.ndarray:
     slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
     slot[terms] = np.arange(terms.size)
     at = slot[ds.indices]
-    mine = at >= 0
-    rows = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))[mine]
-    return _bitsets(at[mine], rows, max(len(ds), 1), terms.size)
+    mine = np.flatnonzero(at >= 0)
+    at = at[mine]
+    # the entries by term (a stable radix sort of 16-bit slots keeps each term's records in order), so that
+    # _bitsets ORs them word by word
+    order = np.argsort(at.astype(np.int16) if terms.size <= np.iinfo(np.int16).max else at, kind="stable")
+    rows = np.searchsorted(ds.indptr, mine[order], side="right") - 1
+    return _bitsets(at[order], rows, max(len(ds), 1), terms.size)
 
 
 def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports: np.ndarray, present: np.ndarray,
@@ -294,9 +302,13 @@ def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports:
     # Reduced CSR over ranks, each row sorted, rows without kept items dropped (one sort of row * n + rank).
     r = rank_of[indices]
     keep = r >= 0
-    key = np.sort(np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))[keep] * n + r[keep])
+    key = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))[keep] * n + r[keep]
+    if (indptr.size - 1) * max(n, 1) <= np.iinfo(np.int32).max:  # 32-bit keys sort (and divide) faster
+        key = key.astype(np.int32)
+    key.sort()
     row_id = key // n
-    r = key - row_id * n
+    r = (key - row_id * n).astype(np.int64)
+    row_id = row_id.astype(np.int64)
     if row_id.size:  # renumber the rows left 0, 1, ... (they are sorted)
         row_id = np.concatenate(([0], np.cumsum(row_id[1:] != row_id[:-1])))
     n_rows = int(row_id[-1]) + 1 if row_id.size else 0
