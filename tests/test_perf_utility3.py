@@ -4,16 +4,21 @@
   against the general line-by-line reader, on random bytes: blank lines, trailing spaces, tabs, CRLF and lone CR,
   duplicate items, integer and text tokens, tokens longer than one and two 64-bit words, separators, comment and
   ``@ITEM`` lines, control characters, non-ASCII text, a byte-order mark, an empty file.
+* The counting kernels of the metrics against counting records: pair supports from row bitsets (no scipy), the
+  two layouts of the extension counts, bitsets ORed by ``reduceat`` (sorted pairs) or ``ufunc.at`` (any order).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import corpora.common.files
 import corpora.io.spmf
+from anonymizer.evaluation import topk
+from anonymizer.evaluation.loss import pair_supports
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 from corpora.io.formats import parse_dataset, read_dataset
@@ -108,3 +113,79 @@ def test_text_reader_takes_plain_text_files_and_leaves_the_rest():
     assert ds.sorted_records() == [["i1", "i2"], ["i2", "x"], ["0123456789abcdefghij", "y"]]
     for other in (b"# comment\na b\n", b"a b\n @ITEM=1=x\n", "é\n".encode(), b"a\x0bb\n", b"", b" \n-1 -2\n"):
         assert text_spmf(other, "p", meta) is None
+
+
+# --------------------------------------------------------------------------- the metrics' counting kernels
+
+def _records(seed: int, rows: int, items: int, density: float) -> list[list[str]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(rows):
+        held = np.flatnonzero(rng.random(items) < density)
+        out.append([f"t{i:03d}" for i in held.tolist()] or [f"t{int(rng.integers(items)):03d}"])
+    return out
+
+
+def _support(records: list[list[str]], terms) -> int:
+    want = set(terms)
+    return sum(1 for r in records if want <= set(r))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), rows=st.integers(1, 300), items=st.integers(1, 40),
+       density=st.sampled_from([0.02, 0.2, 0.6, 0.95]), picks=st.lists(st.integers(0, 45), max_size=12))
+def test_pair_supports_from_bitsets_equal_counting_records(seed, rows, items, density, picks):
+    """loss.pair_supports (row bitsets, no scipy): terms missing from the data and repeated terms included."""
+    records = _records(seed, rows, items, density)
+    ds = TransactionDataset.from_records(records)
+    terms = [f"t{i:03d}" for i in picks]
+    got = pair_supports(ds, terms)
+    assert got.dtype == np.float64 and got.shape == (len(terms), len(terms))
+    for i, a in enumerate(terms):
+        for j, b in enumerate(terms):
+            assert got[i, j] == _support(records, {a, b}), (a, b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), rows=st.integers(1, 400), items=st.integers(1, 30),
+       density=st.sampled_from([0.05, 0.3, 0.7, 0.97]))
+def test_extension_counts_on_both_bitset_layouts_equal_counting_records(seed, rows, items, density):
+    """_RankedItems._counts_bits ANDs whole rows where the held bitset is mostly non-zero and gathers its non-zero
+    words otherwise; either way every extension's support is the records' count."""
+    records = _records(seed, rows, items, density)
+    ds = TransactionDataset.from_records(records)
+    supports = ds.term_supports()
+    ranked = topk._rank_items(ds.indptr.astype(np.int64), ds.indices.astype(np.int64), len(ds.vocabulary), supports,
+                              np.flatnonzero(supports), 10**6)  # every item kept (floor 1)
+    assert ranked.bits is not None
+    rng = np.random.default_rng(seed)
+    term_of = [ds.vocabulary[int(t)] for t in ranked.item_of]
+    for _ in range(5):
+        size = int(rng.integers(1, min(3, ranked.n) + 1))
+        items_ = tuple(sorted(rng.choice(ranked.n, size=size, replace=False).tolist()))
+        later = np.arange(items_[-1] + 1, ranked.n)
+        counts = ranked._counts_bits(items_, later)
+        for j, c in zip(later.tolist(), counts.tolist(), strict=True):
+            assert c == _support(records, {term_of[x] for x in (*items_, j)})
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), rows=st.integers(1, 300), items=st.integers(1, 30),
+       density=st.sampled_from([0.05, 0.4, 0.9]), shuffle=st.booleans())
+def test_bitsets_of_sorted_and_unsorted_pairs_agree(seed, rows, items, density, shuffle):
+    """topk._bitsets ORs pairs sorted by (set, row) with one reduceat and others with ufunc.at: the same bits;
+    term_bitsets holds each term's records."""
+    records = _records(seed, rows, items, density)
+    ds = TransactionDataset.from_records(records)
+    terms = np.flatnonzero(ds.term_supports())
+    bits = topk.term_bitsets(ds, terms)
+    for j, t in enumerate(terms.tolist()):
+        held = [i for i in range(len(ds)) if (bits[j, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)]
+        assert held == [i for i, r in enumerate(records) if ds.vocabulary[t] in r]
+    rows_ = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))
+    sets = ds.indices.astype(np.int64)
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(sets.size)
+        sets, rows_ = np.concatenate((sets[order], sets[:3])), np.concatenate((rows_[order], rows_[:3]))  # repeats
+    slot = np.searchsorted(terms, sets)
+    assert (topk._bitsets(slot, rows_, len(ds), terms.size) == bits).all()
