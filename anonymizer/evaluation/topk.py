@@ -277,13 +277,10 @@ def term_bitsets(ds: TransactionDataset, terms: np.ndarray) -> np.ndarray:
     slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
     slot[terms] = np.arange(terms.size)
     at = slot[ds.indices]
-    mine = np.flatnonzero(at >= 0)
+    mine = at >= 0
     at = at[mine]
-    # the entries by term (a stable radix sort of 16-bit slots keeps each term's records in order), so that
-    # _bitsets ORs them word by word
-    order = np.argsort(at.astype(np.int16) if terms.size <= np.iinfo(np.int16).max else at, kind="stable")
-    rows = np.searchsorted(ds.indptr, mine[order], side="right") - 1
-    return _bitsets(at[order], rows, max(len(ds), 1), terms.size)
+    rows = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))[mine]
+    return _bitsets(at, rows, max(len(ds), 1), terms.size)
 
 
 def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports: np.ndarray, present: np.ndarray,
