@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import corpora.common.files
 import corpora.io.spmf
-from anonymizer.evaluation import topk
+from anonymizer.evaluation import bitsets, topk
 from anonymizer.evaluation.loss import pair_supports
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
@@ -173,12 +173,12 @@ def test_extension_counts_on_both_bitset_layouts_equal_counting_records(seed, ro
 @given(seed=st.integers(0, 10_000), rows=st.integers(1, 300), items=st.integers(1, 30),
        density=st.sampled_from([0.05, 0.4, 0.9]), shuffle=st.booleans())
 def test_bitsets_of_sorted_and_unsorted_pairs_agree(seed, rows, items, density, shuffle):
-    """topk._bitsets ORs pairs sorted by (set, row) with one reduceat and others with ufunc.at: the same bits;
+    """bitsets.row_bitsets ORs pairs sorted by (set, row) with one reduceat and others with ufunc.at: the same bits;
     term_bitsets holds each term's records."""
     records = _records(seed, rows, items, density)
     ds = TransactionDataset.from_records(records)
     terms = np.flatnonzero(ds.term_supports())
-    bits = topk.term_bitsets(ds, terms)
+    bits = bitsets.term_bitsets(ds, terms)
     for j, t in enumerate(terms.tolist()):
         held = [i for i in range(len(ds)) if (bits[j, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)]
         assert held == [i for i, r in enumerate(records) if ds.vocabulary[t] in r]
@@ -188,4 +188,4 @@ def test_bitsets_of_sorted_and_unsorted_pairs_agree(seed, rows, items, density, 
         order = np.random.default_rng(seed).permutation(sets.size)
         sets, rows_ = np.concatenate((sets[order], sets[:3])), np.concatenate((rows_[order], rows_[:3]))  # repeats
     slot = np.searchsorted(terms, sets)
-    assert (topk._bitsets(slot, rows_, len(ds), terms.size) == bits).all()
+    assert (bitsets.row_bitsets(slot, rows_, len(ds), terms.size) == bits).all()

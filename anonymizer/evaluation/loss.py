@@ -31,8 +31,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from anonymizer.evaluation.bitsets import term_bitsets
 from anonymizer.evaluation.published import published_term_counts, subrecord_dataset
-from anonymizer.evaluation.topk import TopK, itemset_supports, term_bitsets, top_k_search
+from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from anonymizer.model.lost import tlost_share
 from anonymizer.model.release import Release
 from corpora.common.errors import InputError

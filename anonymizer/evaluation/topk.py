@@ -39,13 +39,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from anonymizer.evaluation.bitsets import has_bit, in_sorted, itemset_supports_by_tids, row_bitsets, term_bitsets
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 
 if TYPE_CHECKING:  # scipy is imported where a sparse product is made, not with the searches
     import scipy.sparse as sp
 
-__all__ = ["DEFAULT_TIE_FACTOR", "TopK", "itemset_supports", "term_bitsets", "top_k_search", "top_k_itemsets",
+__all__ = ["DEFAULT_TIE_FACTOR", "TopK", "itemset_supports", "top_k_search", "top_k_itemsets",
            "dataset_top_k"]
 
 
@@ -101,24 +102,6 @@ def _csr_of(transactions: Iterable[Iterable[Hashable]]) -> tuple[np.ndarray, np.
     return np.asarray(ptr, dtype=np.int64), np.asarray(ids, dtype=np.int64), list(index)
 
 
-def _in_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Whether each value of sorted ``a`` is in sorted ``b`` (binary search, no sort)."""
-    if b.size == 0:
-        return np.zeros(a.size, dtype=bool)
-    pos = np.searchsorted(b, a)
-    pos[pos == b.size] = 0
-    return b[pos] == a
-
-
-def _intersect_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Common values of two sorted arrays of distinct values (binary search, no sort)."""
-    if a.size > b.size:
-        a, b = b, a
-    if a.size == 0:
-        return a
-    return a[_in_sorted(a, b)]
-
-
 @dataclass
 class _RankedItems:
     """The search's view of a CSR: items of support >= ``floor`` renamed by rank (support descending, then id).
@@ -162,9 +145,9 @@ class _RankedItems:
             if rows.size == 0:
                 break
             if self.bits is not None:
-                keep = _has_bit(self.bits[j], rows)
+                keep = has_bit(self.bits[j], rows)
             else:
-                keep = _in_sorted(rows, col_rows[cptr[j]:cptr[j + 1]])
+                keep = in_sorted(rows, col_rows[cptr[j]:cptr[j + 1]])
             rows, pos = rows[keep], pos[keep]
         starts, ends = pos + 1, self.rptr[rows + 1]
         lens = ends - starts
@@ -224,7 +207,7 @@ class _RankedItems:
         for x in items:
             c = cols[ptr[x]:ptr[x + 1]]
             c = np.sort(c[(vals[ptr[x]:ptr[x + 1]] >= bound) & (c > last)])
-            out = c if out is None else out[_in_sorted(out, c)]
+            out = c if out is None else out[in_sorted(out, c)]
             if out.size == 0:
                 break
         return out
@@ -247,40 +230,6 @@ class _RankedItems:
             later = self.bits[ranks[:, None], nz]
             later &= held[nz]
         return np.bitwise_count(later).sum(axis=1, dtype=np.int64)
-
-
-def _has_bit(bits: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Whether each row's bit is set in one bitset (bit ``i % 64`` of word ``i // 64`` for row i)."""
-    return (bits[rows >> 6] >> (rows & 63).astype(np.uint64)) & np.uint64(1) == 1
-
-
-def _bitsets(sets: np.ndarray, rows: np.ndarray, n_rows: int, n_sets: int) -> np.ndarray:
-    """Bitsets (n_sets x ceil(n_rows / 64) words) holding bit ``row`` of set ``set`` for each pair of ``sets`` and
-    ``rows`` (any order, repeats allowed). Pairs sorted by set then row (a CSR's column lists) are ORed one word at a
-    time (one ``reduceat``), others by one unbuffered OR per pair."""
-    words = (n_rows + 63) // 64
-    bits = np.zeros(n_sets * words, dtype=np.uint64)
-    if sets.size:
-        key = sets * words + (rows >> 6)
-        one = np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64))
-        if bool(np.all(key[1:] >= key[:-1])):
-            first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-            bits[key[first]] = np.bitwise_or.reduceat(one, first)
-        else:
-            np.bitwise_or.at(bits, key, one)
-    return bits.reshape(n_sets, words)
-
-
-def term_bitsets(ds: TransactionDataset, terms: np.ndarray) -> np.ndarray:
-    """The row bitsets of the term ids ``terms`` of ``ds`` (distinct, sorted): bit ``i % 64`` of word ``i // 64`` of
-    row j is set when record i holds ``terms[j]``."""
-    slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
-    slot[terms] = np.arange(terms.size)
-    at = slot[ds.indices]
-    mine = at >= 0
-    at = at[mine]
-    rows = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))[mine]
-    return _bitsets(at, rows, max(len(ds), 1), terms.size)
 
 
 def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports: np.ndarray, present: np.ndarray,
@@ -318,7 +267,7 @@ def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports:
     np.cumsum(np.bincount(r, minlength=n), out=cptr[1:])
     bits = None
     if n * ((n_rows + 63) // 64) <= _BITS_LIMIT:
-        bits = _bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)), col_rows, n_rows, n)
+        bits = row_bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)), col_rows, n_rows, n)
     pairs = _pair_counts(r, rptr, n, bits)
     return _RankedItems(kept, supports[kept], r, rptr, col_rows, col_pos, cptr, pairs, floor, bits)
 
@@ -483,7 +432,7 @@ def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset]) -> d
     needed = np.unique(np.fromiter((c for cols in asked for c in cols if c >= 0), dtype=np.int64))
     n_rows = len(ds)
     if needed.size * ((n_rows + 63) // 64) > _BITS_LIMIT:
-        return _itemset_supports_tids(ds, itemsets, asked)
+        return itemset_supports_by_tids(ds, itemsets, asked)
     bits = term_bitsets(ds, needed)
     slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
     slot[needed] = np.arange(needed.size)
@@ -494,25 +443,4 @@ def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset]) -> d
             continue
         held = np.bitwise_and.reduce(bits[slot[cols]], axis=0)
         out[s] = int(np.bitwise_count(held).sum())
-    return out
-
-
-def _itemset_supports_tids(ds: TransactionDataset, itemsets: list[frozenset],
-                           asked: list[list[int]]) -> dict[frozenset, int]:
-    """:func:`itemset_supports` by intersecting sorted tid-lists (the columns of a CSC matrix)."""
-    csc = ds.matrix().tocsc()
-    csc.sort_indices()
-    ptr, rows = csc.indptr, csc.indices
-    out: dict[frozenset, int] = {}
-    for s, cols in zip(itemsets, asked, strict=True):
-        if not cols or min(cols) < 0:
-            out[s] = 0
-            continue
-        cols = sorted(cols, key=lambda j: ptr[j + 1] - ptr[j])
-        got = rows[ptr[cols[0]]:ptr[cols[0] + 1]]
-        for j in cols[1:]:
-            if got.size == 0:
-                break
-            got = _intersect_sorted(got, rows[ptr[j]:ptr[j + 1]])
-        out[s] = int(got.size)
     return out
