@@ -189,3 +189,22 @@ def test_bitsets_of_sorted_and_unsorted_pairs_agree(seed, rows, items, density, 
         sets, rows_ = np.concatenate((sets[order], sets[:3])), np.concatenate((rows_[order], rows_[:3]))  # repeats
     slot = np.searchsorted(terms, sets)
     assert (bitsets.row_bitsets(slot, rows_, len(ds), terms.size) == bits).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), rows=st.integers(1, 300), items=st.integers(1, 25),
+       density=st.sampled_from([0.05, 0.3, 0.8]), top_k=st.sampled_from([1, 3, 10, 1000]),
+       picks=st.lists(st.lists(st.integers(0, 27), max_size=4), max_size=25))
+def test_itemset_supports_on_a_searchs_bitsets_equal_counting_records(seed, rows, items, density, top_k, picks):
+    """itemset_supports(searched=top_k_search(..., keep_bitsets=True)): itemsets of ranked terms on the search's
+    bitsets (renumbered records), the rest as before; the answer (order, repeats, absent terms, the empty itemset)
+    is the one without the search's bitsets and the records' count."""
+    records = _records(seed, rows, items, density)
+    ds = TransactionDataset.from_records(records)
+    asked = [frozenset(f"t{i:03d}" for i in p) for p in picks]
+    searched = topk.top_k_search(ds, top_k, keep_bitsets=True)
+    assert searched.bitsets is not None and searched == topk.top_k_search(ds, top_k)
+    got = topk.itemset_supports(ds, asked, searched=searched)
+    assert list(got.items()) == list(topk.itemset_supports(ds, asked).items())
+    for s in asked:
+        assert got[s] == (_support(records, s) if s else 0)

@@ -65,17 +65,17 @@ def term_bitsets(ds: TransactionDataset, terms: np.ndarray) -> np.ndarray:
     return row_bitsets(at, rows, max(len(ds), 1), terms.size)
 
 
-def itemset_supports_by_tids(ds: TransactionDataset, itemsets: list[frozenset],
-                           asked: list[list[int]]) -> dict[frozenset, int]:
-    """:func:`anonymizer.evaluation.topk.itemset_supports` by intersecting sorted tid-lists (the columns of a CSC
-    matrix)."""
+def itemset_supports_by_tids(ds: TransactionDataset, asked: list[list[int]]) -> list[int]:
+    """The supports of the itemsets of term ids ``asked`` (-1: a term ``ds`` lacks) by intersecting sorted tid-lists
+    (the columns of a CSC matrix): :func:`anonymizer.evaluation.topk.itemset_supports` on data whose bitsets would be
+    too large."""
     csc = ds.matrix().tocsc()
     csc.sort_indices()
     ptr, rows = csc.indptr, csc.indices
-    out: dict[frozenset, int] = {}
-    for s, cols in zip(itemsets, asked, strict=True):
+    out: list[int] = []
+    for cols in asked:
         if not cols or min(cols) < 0:
-            out[s] = 0
+            out.append(0)
             continue
         cols = sorted(cols, key=lambda j: ptr[j + 1] - ptr[j])
         got = rows[ptr[cols[0]]:ptr[cols[0] + 1]]
@@ -83,5 +83,5 @@ def itemset_supports_by_tids(ds: TransactionDataset, itemsets: list[frozenset],
             if got.size == 0:
                 break
             got = intersect_sorted(got, rows[ptr[j]:ptr[j + 1]])
-        out[s] = int(got.size)
+        out.append(int(got.size))
     return out

@@ -49,11 +49,13 @@ DEFAULT_RE_RANGE: tuple[int, int] = (200, 220)
 def tkd_against(fi: TopK, published: TransactionDataset, top_k: int, published_top: TopK | None = None) -> float:
     """1 - |FI & FI'| / |FI| without materialising FI' (see the module docstring).
 
-    ``published_top``: ``top_k_search(published, top_k, max_itemsets=top_k)`` when the caller has it."""
+    ``published_top``: ``top_k_search(published, top_k, max_itemsets=top_k)`` when the caller has it (with
+    ``keep_bitsets``, the FI supports are counted on its bitsets)."""
     if not fi.itemsets:
         return 0.0
-    kth = (published_top or top_k_search(published, top_k, max_itemsets=top_k)).kth_support
-    supports = itemset_supports(published, fi.itemsets)
+    published_top = published_top or top_k_search(published, top_k, max_itemsets=top_k, keep_bitsets=True)
+    supports = itemset_supports(published, fi.itemsets, searched=published_top)
+    kth = published_top.kth_support
     kept = sum(1 for n in supports.values() if n > 0 and n >= kth)
     return 1.0 - kept / len(fi.itemsets)
 

@@ -207,7 +207,8 @@ def tkd_ml2(original: TransactionDataset, published: TransactionDataset, hierarc
         by_level.setdefault(level, []).append(items)
     for level, sets in by_level.items():
         proj = projections.get(level, published)
-        for n in itemset_supports(proj, sets).values():
+        searched = published_top if proj is published else None  # the leaf level: counted on its search's bitsets
+        for n in itemset_supports(proj, sets, searched=searched).values():
             kept += int(n > 0 and n >= kth)
     return 1.0 - kept / len(fi.itemsets)
 

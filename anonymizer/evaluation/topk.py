@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -82,12 +82,15 @@ class TopK:
     largest support over all itemsets (1 when the data hold fewer than K itemsets, so that every
     itemset that occurs belongs to the top K; 0 for data without any item). ``truncated`` is True
     when the itemsets tied at the K-th support exceeded ``max_itemsets`` and only the first
-    ``max_itemsets`` in the search order were kept.
+    ``max_itemsets`` in the search order were kept. ``bitsets`` (asked for with ``keep_bitsets``): the search's
+    row bitsets, ``(rank of every term id or -1, bits of every rank)``, with which :func:`itemset_supports` counts
+    the itemsets of ranked terms on the same data without building them again; None otherwise.
     """
 
     itemsets: dict[frozenset, int]
     kth_support: int
     truncated: bool
+    bitsets: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
 
 def _csr_of(transactions: Iterable[Iterable[Hashable]]) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
@@ -363,18 +366,20 @@ def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
 
 
 def _top_k_csr(indptr: np.ndarray, indices: np.ndarray, n_items: int, top_k: int, max_size: int | None,
-               max_itemsets: int, min_support: int = 0) -> tuple[list[tuple[tuple[int, ...], int]], int, bool]:
-    """Best-first top-K search on a CSR of distinct item ids per row (see :func:`top_k_search`)."""
+               max_itemsets: int, min_support: int = 0
+               ) -> tuple[list[tuple[tuple[int, ...], int]], int, bool, _RankedItems | None]:
+    """Best-first top-K search on a CSR of distinct item ids per row (see :func:`top_k_search`); and the ranked
+    items it searched (None without any item)."""
     supports = np.bincount(indices, minlength=n_items) if n_items else np.zeros(0, dtype=np.int64)
     present = np.flatnonzero(supports > 0)
     if present.size == 0:
-        return [], 0, False
+        return [], 0, False, None
     ranked = _rank_items(indptr, indices, n_items, supports, present, top_k, min_support)
     out, kth, truncated = _best_first(ranked, top_k, max_size, max_itemsets)
     if len(out) < top_k and min_support > 1:
         kth = 0  # fewer than K itemsets reach min_support: the K-th support lies below it, unsearched
     item_of = ranked.item_of
-    return [(tuple(int(item_of[j]) for j in items), s) for items, s in out], kth, truncated
+    return [(tuple(int(item_of[j]) for j in items), s) for items, s in out], kth, truncated, ranked
 
 
 def _cap(top_k: int, max_itemsets: int | None) -> int:
@@ -388,7 +393,7 @@ def _cap(top_k: int, max_itemsets: int | None) -> int:
 
 
 def top_k_search(ds: TransactionDataset, top_k: int, max_size: int | None = None,
-                 max_itemsets: int | None = None, *, min_support: int = 0) -> TopK:
+                 max_itemsets: int | None = None, *, min_support: int = 0, keep_bitsets: bool = False) -> TopK:
     """The top-K frequent itemsets of a dataset's records, by an exact best-first search.
 
     FI is every itemset whose support reaches the K-th largest support (ties at the cut kept,
@@ -400,12 +405,20 @@ def top_k_search(ds: TransactionDataset, top_k: int, max_size: int | None = None
     prefix of itemsets with support at least ``min_support``, in the same order. When fewer than K
     itemsets reach it, ``kth_support`` is 0 (the K-th support lies below, unsearched) and ``truncated``
     is False (the cap can only bind at the K-th support).
+
+    ``keep_bitsets``: keep the search's row bitsets in the answer (``TopK.bitsets``) for
+    :func:`itemset_supports` on the same ``ds``.
     """
     cap = _cap(top_k, max_itemsets)
-    found, kth, truncated = _top_k_csr(ds.indptr.astype(np.int64), ds.indices.astype(np.int64),
-                                       len(ds.vocabulary), top_k, max_size, cap, int(min_support))
+    found, kth, truncated, ranked = _top_k_csr(ds.indptr.astype(np.int64), ds.indices.astype(np.int64),
+                                               len(ds.vocabulary), top_k, max_size, cap, int(min_support))
     voc = ds.vocabulary
-    return TopK({frozenset(voc[i] for i in items): n for items, n in found}, kth, truncated)
+    kept = None
+    if keep_bitsets and ranked is not None and ranked.bits is not None:
+        rank_of = np.full(len(voc), -1, dtype=np.int64)
+        rank_of[ranked.item_of] = np.arange(ranked.n)
+        kept = (rank_of, ranked.bits)
+    return TopK({frozenset(voc[i] for i in items): n for items, n in found}, kth, truncated, kept)
 
 
 def top_k_itemsets(transactions: Iterable[Iterable[Hashable]], top_k: int, max_size: int | None = None,
@@ -413,7 +426,7 @@ def top_k_itemsets(transactions: Iterable[Iterable[Hashable]], top_k: int, max_s
     """The top-K frequent itemsets of any transactions with their supports (see :func:`top_k_search`)."""
     cap = _cap(top_k, max_itemsets)
     indptr, indices, items = _csr_of(transactions)
-    found, _, _ = _top_k_csr(indptr, indices, len(items), top_k, max_size, cap)
+    found, _, _, _ = _top_k_csr(indptr, indices, len(items), top_k, max_size, cap)
     return {frozenset(items[i] for i in s): n for s, n in found}
 
 
@@ -423,24 +436,49 @@ def dataset_top_k(ds: TransactionDataset, top_k: int, max_size: int | None = Non
     return top_k_search(ds, top_k, max_size, max_itemsets).itemsets
 
 
-def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset]) -> dict[frozenset, int]:
+def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset], *,
+                     searched: TopK | None = None) -> dict[frozenset, int]:
     """Support of each given itemset in ``ds``, counted directly (no mining): the popcount of the AND of its
-    items' row bitsets, or tid-list intersections when the bitsets of the items asked for would be too large."""
+    items' row bitsets, or tid-list intersections when the bitsets of the items asked for would be too large.
+
+    ``searched``: a :func:`top_k_search` of this ``ds`` with ``keep_bitsets``; an itemset of terms it ranked is
+    counted on its bitsets (over the records holding a ranked term, which are all the records that can hold the
+    itemset), the others as without it."""
     itemsets = list(itemsets)
     index = ds.term_index
     asked = [[index.get(t, -1) for t in s] for s in itemsets]
+    counted: dict[int, int] = {}
+    if searched is not None and searched.bitsets is not None:
+        rank_of, bits = searched.bitsets
+        for i, cols in enumerate(asked):
+            if cols and min(cols) >= 0:
+                ranks = rank_of[cols]
+                if ranks.min() >= 0:
+                    counted[i] = int(np.bitwise_count(np.bitwise_and.reduce(bits[ranks], axis=0)).sum())
+    rest = [i for i in range(len(itemsets)) if i not in counted]
+    if rest:
+        found = _supports(ds, [asked[i] for i in rest])
+        counted.update(zip(rest, found, strict=True))
+    out: dict[frozenset, int] = {}
+    for i, s in enumerate(itemsets):
+        out[s] = counted[i]
+    return out
+
+
+def _supports(ds: TransactionDataset, asked: list[list[int]]) -> list[int]:
+    """:func:`itemset_supports`'s counts of the itemsets of term ids ``asked`` from bitsets built for them."""
     needed = np.unique(np.fromiter((c for cols in asked for c in cols if c >= 0), dtype=np.int64))
     n_rows = len(ds)
     if needed.size * ((n_rows + 63) // 64) > _BITS_LIMIT:
-        return itemset_supports_by_tids(ds, itemsets, asked)
+        return itemset_supports_by_tids(ds, asked)
     bits = term_bitsets(ds, needed)
     slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
     slot[needed] = np.arange(needed.size)
-    out: dict[frozenset, int] = {}
-    for s, cols in zip(itemsets, asked, strict=True):
+    out: list[int] = []
+    for cols in asked:
         if not cols or min(cols) < 0:
-            out[s] = 0
+            out.append(0)
             continue
         held = np.bitwise_and.reduce(bits[slot[cols]], axis=0)
-        out[s] = int(np.bitwise_count(held).sum())
+        out.append(int(np.bitwise_count(held).sum()))
     return out

@@ -159,7 +159,7 @@ def utility_report(original: TransactionDataset, release: Release, reconstructio
     def runs() -> Iterator[TransactionDataset]:
         for i in range(reconstructions):
             ds = reconstruct(release, seed=seed + i)
-            ds_top = top_k_search(ds, top_k, max_itemsets=top_k)  # FI' of tKd and the leaf level of tKd-ML^2
+            ds_top = top_k_search(ds, top_k, max_itemsets=top_k, keep_bitsets=True)  # FI' of tKd, tKd-ML^2's leaves
             tkd_runs.append(tkd_against(fi, ds, top_k, published_top=ds_top))
             if ml_fi is not None:
                 ml2_runs.append(tkd_ml2(original, ds, hierarchy, top_k, fi=ml_fi, published_top=ds_top))
