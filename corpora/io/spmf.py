@@ -26,13 +26,12 @@ import re
 from pathlib import Path
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from corpora.common.errors import InputError
 from corpora.common.files import iter_bounded
 from corpora.dataset import TransactionDataset
 from corpora.io.options import MAX_LINE_BYTES
-from corpora.io.tokens import csr_from_ids, flatten, sorted_unique
+from corpora.io.tokens import csr_from_ids, factorize_spans, flatten, sorted_unique
 
 __all__ = ["COMMENT_STARTS", "SPMF_SEPARATORS", "STREAM_BLOCK_BYTES", "ascii_spmf_tokens", "drop_separators",
            "numeric_spmf", "read_spmf", "stream_spmf", "text_spmf"]
@@ -253,45 +252,6 @@ _COMMENT_FIRST = np.zeros(256, dtype=bool)
 _COMMENT_FIRST[[ord(c) for c in COMMENT_STARTS]] = True
 
 
-_HIGH_BYTES = np.array([0, *[((1 << (8 * w)) - 1) << (8 * (8 - w)) for w in range(1, 9)]], dtype=np.uint64)
-"""``_HIGH_BYTES[w]``: the w high bytes of a 64-bit word set."""
-
-
-def _packed(padded: np.ndarray, starts: np.ndarray, widths: np.ndarray, offset: int) -> np.ndarray:
-    """Bytes ``offset .. offset + 7`` of every token as one big-endian 64-bit word, zero past its end (equal words,
-    equal bytes: a token holds no NUL byte). ``padded`` is the data with 8 zero bytes after it."""
-    # one 8-byte gather per token (a token that ends before ``offset`` reads the zero padding)
-    window = sliding_window_view(padded, 8)[np.minimum(starts + offset, padded.size - 8)]
-    key = window.view(">u8").ravel().astype(np.uint64)
-    key &= _HIGH_BYTES[np.clip(widths - offset, 0, 8)]
-    return key
-
-
-def _factorize_spans(data: bytes, buf: np.ndarray, starts: np.ndarray,
-                     widths: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """(code of each token, the distinct tokens as text, in code order) of byte spans, by sorting packed words."""
-    padded = np.concatenate((buf, np.zeros(8, dtype=np.uint8)))
-    words = [_packed(padded, starts, widths, j) for j in range(0, int(widths.max()), 8)]
-    if len(words) == 1:
-        distinct = sorted_unique(words[0])
-        codes = np.searchsorted(distinct, words[0])
-        n_distinct = distinct.size
-    else:
-        order = np.lexsort(words[::-1])
-        new = np.zeros(order.size, dtype=bool)
-        new[0] = True
-        for w in words:
-            ordered = w[order]
-            new[1:] |= ordered[1:] != ordered[:-1]
-        codes = np.empty(order.size, dtype=np.int64)
-        codes[order] = np.cumsum(new) - 1
-        n_distinct = int(np.count_nonzero(new))
-    first = np.empty(n_distinct, dtype=np.int64)
-    first[codes[::-1]] = np.arange(codes.size - 1, -1, -1)  # first token of each code
-    spans = zip(starts[first].tolist(), widths[first].tolist(), strict=True)
-    return codes, [data[s:s + w].decode("ascii") for s, w in spans]
-
-
 def _text_tokens(data: bytes) -> tuple[np.ndarray, list[str], np.ndarray] | None:
     """(code of each token, the distinct tokens in code order, tokens per record) of ASCII SPMF text, vectorized.
 
@@ -330,7 +290,7 @@ def _text_tokens(data: bytes) -> tuple[np.ndarray, list[str], np.ndarray] | None
     per_record = per_line[per_line > 0]
     if per_record.size == 0:
         return np.zeros(0, dtype=np.int64), [], per_record
-    codes, uniques = _factorize_spans(data, buf, starts, widths)
+    codes, uniques = factorize_spans(data, buf, starts, widths)
     return codes, uniques, per_record
 
 
