@@ -410,8 +410,9 @@ def top_k_search(ds: TransactionDataset, top_k: int, max_size: int | None = None
     :func:`itemset_supports` on the same ``ds``.
     """
     cap = _cap(top_k, max_itemsets)
-    found, kth, truncated, ranked = _top_k_csr(ds.indptr.astype(np.int64), ds.indices.astype(np.int64),
-                                               len(ds.vocabulary), top_k, max_size, cap, int(min_support))
+    indices = ds.indices if ds.indices.dtype.kind == "i" else ds.indices.astype(np.int64)  # int32: no copy
+    found, kth, truncated, ranked = _top_k_csr(ds.indptr.astype(np.int64, copy=False), indices, len(ds.vocabulary),
+                                               top_k, max_size, cap, int(min_support))
     voc = ds.vocabulary
     kept = None
     if keep_bitsets and ranked is not None and ranked.bits is not None:
