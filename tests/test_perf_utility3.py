@@ -208,3 +208,24 @@ def test_itemset_supports_on_a_searchs_bitsets_equal_counting_records(seed, rows
     assert list(got.items()) == list(topk.itemset_supports(ds, asked).items())
     for s in asked:
         assert got[s] == (_support(records, s) if s else 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(words=st.lists(st.sampled_from(["a", "b", "", "ab", "é", "日本", "i0729", "x" * 9, "y" * 17, "a\x00", "\x00",
+                                       "z z", "ä" * 5]), max_size=40), sliced=st.booleans())
+def test_release_terms_encoded_on_the_buffer_equal_pyarrow_compute(words, sliced):
+    """json_fast._encoded (factorize_spans on the string array's UTF-8 buffer, no pyarrow.compute) gives
+    pyarrow.compute's sorted dictionary and positions; a NUL byte (a JSON \\u0000) takes the compute path."""
+    pa = pytest.importorskip("pyarrow")
+    pc = pytest.importorskip("pyarrow.compute")
+    from anonymizer.io.json_fast import _encoded
+
+    array = pa.array(["pad", *words], pa.string())
+    array = array.slice(1) if sliced else pa.concat_arrays([array.slice(1)])
+    terms, codes = _encoded(array)
+    encoded = pc.dictionary_encode(array)
+    order = pc.sort_indices(encoded.dictionary).to_pylist()
+    vocab = encoded.dictionary.to_pylist()
+    assert terms == [vocab[i] for i in order]
+    rank = {v: i for i, v in enumerate(terms)}
+    assert codes.dtype == np.int32 and codes.tolist() == [rank[w] for w in words]
