@@ -5,7 +5,9 @@
   duplicate items, integer and text tokens, tokens longer than one and two 64-bit words, separators, comment and
   ``@ITEM`` lines, control characters, non-ASCII text, a byte-order mark, an empty file.
 * The counting kernels of the metrics against counting records: pair supports from row bitsets (no scipy), the
-  two layouts of the extension counts, bitsets ORed by ``reduceat`` (sorted pairs) or ``ufunc.at`` (any order).
+  two layouts of the extension counts, bitsets ORed by ``reduceat`` (sorted pairs) or ``ufunc.at`` (any order),
+  the supports of given itemsets on a search's own bitsets.
+* The release JSON reader's term encoding on the string buffer against ``pyarrow.compute``.
 """
 
 from __future__ import annotations
