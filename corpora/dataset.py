@@ -14,12 +14,14 @@ import functools
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from corpora.common.errors import InputError
+
+if TYPE_CHECKING:  # scipy is imported by matrix(), not with the dataset (a third of a command's start-up)
+    import scipy.sparse as sp
 
 __all__ = ["DatasetStats", "TransactionDataset"]
 
@@ -190,6 +192,8 @@ class TransactionDataset:
     # ------------------------------------------------------------------ matrix views
     def matrix(self) -> sp.csr_matrix:
         """The records x terms incidence matrix (``uint8``, 1 where the record holds the term)."""
+        import scipy.sparse as sp
+
         data = np.ones(len(self.indices), dtype=np.uint8)
         return sp.csr_matrix((data, self.indices, self.indptr), shape=(len(self), len(self.vocabulary)))
 

@@ -63,7 +63,6 @@ import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from anonymizer.baselines.apriori_counts import (
     MAX_COMBINATIONS,
@@ -112,6 +111,8 @@ class _Engine:
         pos = h.leaf_positions(list(ds.vocabulary))
         self.n_rows = len(ds)
         self.row, self.leaf = row_sorted_leaves(ds.indptr.astype(np.int64), ds.indices, pos)
+        import scipy.sparse as sp  # here, not with the module: utility imports ncp_of_cut only
+
         # rows holding each leaf (leaf order), sorted: the leaves' column lists (a CSC conversion, no sort)
         csc = sp.csr_matrix((np.ones(self.leaf.size, dtype=np.int8), self.leaf, ds.indptr.astype(np.int64)),
                             shape=(self.n_rows, h.n_leaves)).tocsc()

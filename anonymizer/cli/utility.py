@@ -14,7 +14,6 @@ import argparse
 import json
 import time
 
-from anonymizer.baselines.generalized import load_generalized
 from anonymizer.cli import COMMANDS
 from anonymizer.cli.baselines import hierarchy_for
 from anonymizer.cli.common import load_input_dataset, peek_format
@@ -26,6 +25,7 @@ from anonymizer.model.release import Release
 from corpora.cli.options import add_reading_options, reading_options
 from corpora.common.bounds import MAX_RECORDS, int_option
 from corpora.common.errors import InputError
+from corpora.common.gcpause import no_gc
 from corpora.common.seeds import seed_argument
 from corpora.io.formats import FORMATS
 
@@ -87,13 +87,16 @@ def run(args: argparse.Namespace) -> int:
         re_range, _ = resolve_re_range(original, tuple(args.re_range), strict=True, label="--re-range")
     start = time.perf_counter()
     if generalized:
+        from anonymizer.baselines.generalized import load_generalized
+
         grelease = load_generalized(args.release)
         hierarchy = None
         if args.hierarchy is not None or args.fanout is not None:
             if grelease.method == "apriori":
                 raise InputError("an apriori release is scored with its own hierarchy; drop --hierarchy/--fanout")
             hierarchy = hierarchy_for(original, args.hierarchy, args.fanout)
-        report = baseline_utility(original, grelease, top_k=args.top_k, re_range=re_range, hierarchy=hierarchy)
+        with no_gc():  # as utility_report: the searches' heaps are many small tuples without cycles
+            report = baseline_utility(original, grelease, top_k=args.top_k, re_range=re_range, hierarchy=hierarchy)
         k_label = grelease.k
     else:
         release = load_release(args.release)

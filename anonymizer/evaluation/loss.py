@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from anonymizer.evaluation.bitsets import term_bitsets
 from anonymizer.evaluation.published import published_term_counts, subrecord_dataset
 from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from anonymizer.model.lost import tlost_share
@@ -48,11 +49,13 @@ DEFAULT_RE_RANGE: tuple[int, int] = (200, 220)
 def tkd_against(fi: TopK, published: TransactionDataset, top_k: int, published_top: TopK | None = None) -> float:
     """1 - |FI & FI'| / |FI| without materialising FI' (see the module docstring).
 
-    ``published_top``: ``top_k_search(published, top_k, max_itemsets=top_k)`` when the caller has it."""
+    ``published_top``: ``top_k_search(published, top_k, max_itemsets=top_k)`` when the caller has it (with
+    ``keep_bitsets``, the FI supports are counted on its bitsets)."""
     if not fi.itemsets:
         return 0.0
-    kth = (published_top or top_k_search(published, top_k, max_itemsets=top_k)).kth_support
-    supports = itemset_supports(published, fi.itemsets)
+    published_top = published_top or top_k_search(published, top_k, max_itemsets=top_k, keep_bitsets=True)
+    supports = itemset_supports(published, fi.itemsets, searched=published_top)
+    kth = published_top.kth_support
     kept = sum(1 for n in supports.values() if n > 0 and n >= kth)
     return 1.0 - kept / len(fi.itemsets)
 
@@ -121,13 +124,18 @@ def resolve_re_range(original: TransactionDataset, re_range: tuple[int, int] | N
 def pair_supports(ds: TransactionDataset, terms: Sequence[str]) -> np.ndarray:
     """Matrix G[i, j] = number of records of ``ds`` holding both terms[i] and terms[j]."""
     index = ds.term_index
-    cols = [index.get(t, -1) for t in terms]
-    present = [i for i, c in enumerate(cols) if c >= 0]
+    cols = np.asarray([index.get(t, -1) for t in terms], dtype=np.int64)
+    present = np.flatnonzero(cols >= 0)
     out = np.zeros((len(terms), len(terms)), dtype=np.float64)
-    if present:
-        sub = ds.matrix()[:, [cols[i] for i in present]].astype(np.int64)
-        gram = (sub.T @ sub).toarray()
-        out[np.ix_(present, present)] = gram
+    if present.size:  # popcounts of the ANDed row bitsets of the terms (no sparse matrix, no scipy)
+        needed = np.unique(cols[present])
+        bits = term_bitsets(ds, needed)
+        gram = np.zeros((needed.size, needed.size), dtype=np.int64)
+        for a in range(needed.size):
+            gram[a, a:] = np.bitwise_count(bits[a:] & bits[a]).sum(axis=1, dtype=np.int64)
+        gram = np.triu(gram) + np.triu(gram, 1).T
+        at = np.searchsorted(needed, cols[present])
+        out[np.ix_(present, present)] = gram[np.ix_(at, at)]
     return out
 
 

@@ -35,11 +35,10 @@ from __future__ import annotations
 
 import heapq
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from anonymizer.baselines.apriori import ncp_of_cut
-from anonymizer.baselines.generalized import GeneralizedRelease
 from anonymizer.baselines.hierarchy import Hierarchy
 from anonymizer.evaluation.loss import pair_supports, ranked_terms, re, re_from_supports, resolve_re_range, tkd_against
 from anonymizer.evaluation.report import UtilityReport
@@ -47,6 +46,9 @@ from anonymizer.evaluation.topk import TopK, itemset_supports, top_k_search
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 from corpora.io.tokens import sorted_unique
+
+if TYPE_CHECKING:  # the baselines' releases are imported where one is scored, not with the disassociation metrics
+    from anonymizer.baselines.generalized import GeneralizedRelease
 
 __all__ = ["MultiLevelTopK", "project_dataset", "sorted_unique", "multilevel_top_k", "tkd_ml2", "tkd_ml2_generalized",
            "re_generalized", "baseline_utility", "traceable_nodes"]
@@ -71,14 +73,27 @@ def project_dataset(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.n
     that sum, so no itemset holding one reaches ``min_support``); the other nodes and their supports
     are as without it, in the same order.
     """
-    return _project(ds, hierarchy, leaf_map, hierarchy.leaf_positions(list(ds.vocabulary)), min_support)
+    return _project(ds, hierarchy, leaf_map, _Entries.of(ds, hierarchy), min_support)
 
 
-def _project(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray, pos: np.ndarray,
+class _Entries:
+    """What every projection of one dataset starts from, computed once for all its levels: the leaf positions of
+    its vocabulary, its term supports and the record of each entry."""
+
+    def __init__(self, pos: np.ndarray, term_supports: np.ndarray, rows: np.ndarray) -> None:
+        self.pos, self.term_supports, self.rows = pos, term_supports, rows
+
+    @classmethod
+    def of(cls, ds: TransactionDataset, hierarchy: Hierarchy) -> _Entries:
+        return cls(hierarchy.leaf_positions(list(ds.vocabulary)), ds.term_supports(),
+                   np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr)))
+
+
+def _project(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray, entries: _Entries,
              min_support: int) -> TransactionDataset:
-    """:func:`project_dataset` with ``pos``, the leaf positions of ``ds``'s vocabulary, given."""
-    node_of_term = leaf_map[pos]
-    term_supports = ds.term_supports()
+    """:func:`project_dataset` with ``entries`` (:class:`_Entries`) of ``ds`` given."""
+    node_of_term = leaf_map[entries.pos]
+    term_supports = entries.term_supports
     present = np.flatnonzero(term_supports)
     if min_support > 0 and present.size:
         node_sums = np.bincount(node_of_term[present], weights=term_supports[present])
@@ -91,13 +106,17 @@ def _project(ds: TransactionDataset, hierarchy: Hierarchy, leaf_map: np.ndarray,
     width = max(used.size, 1)
     id_of_term = np.full(len(ds.vocabulary), -1, dtype=np.int64)
     id_of_term[present] = rank[np.searchsorted(used, node_of_term[present])]
-    rows = np.repeat(np.arange(len(ds), dtype=np.int64), np.diff(ds.indptr))
+    rows = entries.rows
     ids = id_of_term[ds.indices]
     if present.size < len(ds.vocabulary):  # absent (or left out) terms
         kept = ids >= 0
         rows, ids = rows[kept], ids[kept]
-    key = sorted_unique(rows * width + ids)
-    r, c = key // width, key % width
+    key = rows * width + ids
+    if len(ds) * width <= np.iinfo(np.int32).max:  # 32-bit keys sort (and divide) faster
+        key = key.astype(np.int32)
+    key = sorted_unique(key)
+    r = key // width
+    c = key - r * width
     indptr = np.zeros(len(ds) + 1, dtype=np.int64)
     np.cumsum(np.bincount(r, minlength=len(ds)), out=indptr[1:])
     vocab = tuple(labels[i] for i in order.tolist())
@@ -140,7 +159,8 @@ def _level_searches(ds: TransactionDataset, hierarchy: Hierarchy, top_k: int, ex
     cap = None if exact_ties else top_k
     levels = _levels(hierarchy)
     maps = {level: hierarchy.level_map(level) for level in levels}
-    pos = hierarchy.leaf_positions(list(ds.vocabulary))
+    entries = _Entries.of(ds, hierarchy)
+    pos = entries.pos
     reused = [level for level in levels if leaf_top is not None and _is_leaf_level(pos, hierarchy, maps[level])]
     results: dict[int, TopK] = {}
     projections: dict[int, TransactionDataset] = {}
@@ -150,7 +170,7 @@ def _level_searches(ds: TransactionDataset, hierarchy: Hierarchy, top_k: int, ex
             res, proj = leaf_top, ds
         else:
             bound = heapq.nlargest(top_k, seen.values())[-1] if len(seen) >= top_k else 0
-            proj = _project(ds, hierarchy, maps[level], pos, bound)
+            proj = _project(ds, hierarchy, maps[level], entries, bound)
             res = top_k_search(proj, top_k, max_itemsets=cap, min_support=bound)
         results[level], projections[level] = res, proj
         for items, n in res.itemsets.items():
@@ -187,7 +207,8 @@ def tkd_ml2(original: TransactionDataset, published: TransactionDataset, hierarc
         by_level.setdefault(level, []).append(items)
     for level, sets in by_level.items():
         proj = projections.get(level, published)
-        for n in itemset_supports(proj, sets).values():
+        searched = published_top if proj is published else None  # the leaf level: counted on its search's bitsets
+        for n in itemset_supports(proj, sets, searched=searched).values():
             kept += int(n > 0 and n >= kth)
     return 1.0 - kept / len(fi.itemsets)
 
@@ -255,6 +276,8 @@ def baseline_utility(original: TransactionDataset, release: GeneralizedRelease, 
     tkd_value = tkd_against(fi_plain, published, top_k, published_top=published_top)
     fi = multilevel_top_k(original, h, top_k, leaf_top=fi_plain)
     if release.method == "apriori":
+        from anonymizer.baselines.apriori import ncp_of_cut
+
         if h is not release.hierarchy:
             raise InputError("tKd-ML^2 of an Apriori release uses the release's own hierarchy")
         re_value = re_generalized(original, release, re_range)

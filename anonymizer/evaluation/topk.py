@@ -34,13 +34,17 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
+from anonymizer.evaluation.bitsets import has_bit, in_sorted, itemset_supports_by_tids, row_bitsets, term_bitsets
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
+
+if TYPE_CHECKING:  # scipy is imported where a sparse product is made, not with the searches
+    import scipy.sparse as sp
 
 __all__ = ["DEFAULT_TIE_FACTOR", "TopK", "itemset_supports", "top_k_search", "top_k_itemsets",
            "dataset_top_k"]
@@ -78,12 +82,15 @@ class TopK:
     largest support over all itemsets (1 when the data hold fewer than K itemsets, so that every
     itemset that occurs belongs to the top K; 0 for data without any item). ``truncated`` is True
     when the itemsets tied at the K-th support exceeded ``max_itemsets`` and only the first
-    ``max_itemsets`` in the search order were kept.
+    ``max_itemsets`` in the search order were kept. ``bitsets`` (asked for with ``keep_bitsets``): the search's
+    row bitsets, ``(rank of every term id or -1, bits of every rank)``, with which :func:`itemset_supports` counts
+    the itemsets of ranked terms on the same data without building them again; None otherwise.
     """
 
     itemsets: dict[frozenset, int]
     kth_support: int
     truncated: bool
+    bitsets: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
 
 def _csr_of(transactions: Iterable[Iterable[Hashable]]) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
@@ -96,24 +103,6 @@ def _csr_of(transactions: Iterable[Iterable[Hashable]]) -> tuple[np.ndarray, np.
         ids.extend(row)
         ptr.append(len(ids))
     return np.asarray(ptr, dtype=np.int64), np.asarray(ids, dtype=np.int64), list(index)
-
-
-def _in_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Whether each value of sorted ``a`` is in sorted ``b`` (binary search, no sort)."""
-    if b.size == 0:
-        return np.zeros(a.size, dtype=bool)
-    pos = np.searchsorted(b, a)
-    pos[pos == b.size] = 0
-    return b[pos] == a
-
-
-def _intersect_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Common values of two sorted arrays of distinct values (binary search, no sort)."""
-    if a.size > b.size:
-        a, b = b, a
-    if a.size == 0:
-        return a
-    return a[_in_sorted(a, b)]
 
 
 @dataclass
@@ -159,9 +148,9 @@ class _RankedItems:
             if rows.size == 0:
                 break
             if self.bits is not None:
-                keep = _has_bit(self.bits[j], rows)
+                keep = has_bit(self.bits[j], rows)
             else:
-                keep = _in_sorted(rows, col_rows[cptr[j]:cptr[j + 1]])
+                keep = in_sorted(rows, col_rows[cptr[j]:cptr[j + 1]])
             rows, pos = rows[keep], pos[keep]
         starts, ends = pos + 1, self.rptr[rows + 1]
         lens = ends - starts
@@ -221,7 +210,7 @@ class _RankedItems:
         for x in items:
             c = cols[ptr[x]:ptr[x + 1]]
             c = np.sort(c[(vals[ptr[x]:ptr[x + 1]] >= bound) & (c > last)])
-            out = c if out is None else out[_in_sorted(out, c)]
+            out = c if out is None else out[in_sorted(out, c)]
             if out.size == 0:
                 break
         return out
@@ -237,24 +226,13 @@ class _RankedItems:
         """Support of ``items`` + j for every rank j of ``ranks``, from the row bitsets."""
         held = np.bitwise_and.reduce(self.bits[list(items)], axis=0)
         nz = np.flatnonzero(held)
-        later = self.bits[ranks[:, None], nz]
-        later &= held[nz]
+        if 2 * nz.size > held.size:  # mostly non-zero words: whole rows (a zero word counts nothing)
+            later = np.take(self.bits, ranks, axis=0)
+            later &= held
+        else:
+            later = self.bits[ranks[:, None], nz]
+            later &= held[nz]
         return np.bitwise_count(later).sum(axis=1, dtype=np.int64)
-
-
-def _has_bit(bits: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Whether each row's bit is set in one bitset (bit ``i % 64`` of word ``i // 64`` for row i)."""
-    return (bits[rows >> 6] >> (rows & 63).astype(np.uint64)) & np.uint64(1) == 1
-
-
-def _bitsets(sets: np.ndarray, rows: np.ndarray, n_rows: int, n_sets: int) -> np.ndarray:
-    """Bitsets (n_sets x ceil(n_rows / 64) words) holding bit ``row`` of set ``set`` for each pair of ``sets`` and
-    ``rows`` (any order, repeats allowed: one unbuffered OR per pair, no sort)."""
-    words = (n_rows + 63) // 64
-    bits = np.zeros(n_sets * words, dtype=np.uint64)
-    if sets.size:
-        np.bitwise_or.at(bits, sets * words + (rows >> 6), np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64)))
-    return bits.reshape(n_sets, words)
 
 
 def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports: np.ndarray, present: np.ndarray,
@@ -273,9 +251,13 @@ def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports:
     # Reduced CSR over ranks, each row sorted, rows without kept items dropped (one sort of row * n + rank).
     r = rank_of[indices]
     keep = r >= 0
-    key = np.sort(np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))[keep] * n + r[keep])
+    key = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))[keep] * n + r[keep]
+    if (indptr.size - 1) * max(n, 1) <= np.iinfo(np.int32).max:  # 32-bit keys sort (and divide) faster
+        key = key.astype(np.int32)
+    key.sort()
     row_id = key // n
-    r = key - row_id * n
+    r = (key - row_id * n).astype(np.int64)
+    row_id = row_id.astype(np.int64)
     if row_id.size:  # renumber the rows left 0, 1, ... (they are sorted)
         row_id = np.concatenate(([0], np.cumsum(row_id[1:] != row_id[:-1])))
     n_rows = int(row_id[-1]) + 1 if row_id.size else 0
@@ -288,7 +270,7 @@ def _rank_items(indptr: np.ndarray, indices: np.ndarray, n_items: int, supports:
     np.cumsum(np.bincount(r, minlength=n), out=cptr[1:])
     bits = None
     if n * ((n_rows + 63) // 64) <= _BITS_LIMIT:
-        bits = _bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)), col_rows, n_rows, n)
+        bits = row_bitsets(np.repeat(np.arange(n, dtype=np.int64), np.diff(cptr)), col_rows, n_rows, n)
     pairs = _pair_counts(r, rptr, n, bits)
     return _RankedItems(kept, supports[kept], r, rptr, col_rows, col_pos, cptr, pairs, floor, bits)
 
@@ -307,6 +289,8 @@ def _pair_counts(r: np.ndarray, rptr: np.ndarray, n: int,
     if n * n > _GRAM_LIMIT or work > limit:
         return None
     if n * n > _PAIRS_LIMIT:
+        import scipy.sparse as sp
+
         mat = sp.csr_matrix((np.ones(r.size, dtype=np.int64), r, rptr), shape=(lens.size, n))
         return sp.triu(mat.T @ mat, k=1, format="csr")
     if bits is not None and n * n * bits.shape[1] <= _GATHER_COST * work:
@@ -382,18 +366,20 @@ def _best_first(ranked: _RankedItems, top_k: int, max_size: int | None,
 
 
 def _top_k_csr(indptr: np.ndarray, indices: np.ndarray, n_items: int, top_k: int, max_size: int | None,
-               max_itemsets: int, min_support: int = 0) -> tuple[list[tuple[tuple[int, ...], int]], int, bool]:
-    """Best-first top-K search on a CSR of distinct item ids per row (see :func:`top_k_search`)."""
+               max_itemsets: int, min_support: int = 0
+               ) -> tuple[list[tuple[tuple[int, ...], int]], int, bool, _RankedItems | None]:
+    """Best-first top-K search on a CSR of distinct item ids per row (see :func:`top_k_search`); and the ranked
+    items it searched (None without any item)."""
     supports = np.bincount(indices, minlength=n_items) if n_items else np.zeros(0, dtype=np.int64)
     present = np.flatnonzero(supports > 0)
     if present.size == 0:
-        return [], 0, False
+        return [], 0, False, None
     ranked = _rank_items(indptr, indices, n_items, supports, present, top_k, min_support)
     out, kth, truncated = _best_first(ranked, top_k, max_size, max_itemsets)
     if len(out) < top_k and min_support > 1:
         kth = 0  # fewer than K itemsets reach min_support: the K-th support lies below it, unsearched
     item_of = ranked.item_of
-    return [(tuple(int(item_of[j]) for j in items), s) for items, s in out], kth, truncated
+    return [(tuple(int(item_of[j]) for j in items), s) for items, s in out], kth, truncated, ranked
 
 
 def _cap(top_k: int, max_itemsets: int | None) -> int:
@@ -407,7 +393,7 @@ def _cap(top_k: int, max_itemsets: int | None) -> int:
 
 
 def top_k_search(ds: TransactionDataset, top_k: int, max_size: int | None = None,
-                 max_itemsets: int | None = None, *, min_support: int = 0) -> TopK:
+                 max_itemsets: int | None = None, *, min_support: int = 0, keep_bitsets: bool = False) -> TopK:
     """The top-K frequent itemsets of a dataset's records, by an exact best-first search.
 
     FI is every itemset whose support reaches the K-th largest support (ties at the cut kept,
@@ -419,12 +405,21 @@ def top_k_search(ds: TransactionDataset, top_k: int, max_size: int | None = None
     prefix of itemsets with support at least ``min_support``, in the same order. When fewer than K
     itemsets reach it, ``kth_support`` is 0 (the K-th support lies below, unsearched) and ``truncated``
     is False (the cap can only bind at the K-th support).
+
+    ``keep_bitsets``: keep the search's row bitsets in the answer (``TopK.bitsets``) for
+    :func:`itemset_supports` on the same ``ds``.
     """
     cap = _cap(top_k, max_itemsets)
-    found, kth, truncated = _top_k_csr(ds.indptr.astype(np.int64), ds.indices.astype(np.int64),
-                                       len(ds.vocabulary), top_k, max_size, cap, int(min_support))
+    indices = ds.indices if ds.indices.dtype.kind == "i" else ds.indices.astype(np.int64)  # int32: no copy
+    found, kth, truncated, ranked = _top_k_csr(ds.indptr.astype(np.int64, copy=False), indices, len(ds.vocabulary),
+                                               top_k, max_size, cap, int(min_support))
     voc = ds.vocabulary
-    return TopK({frozenset(voc[i] for i in items): n for items, n in found}, kth, truncated)
+    kept = None
+    if keep_bitsets and ranked is not None and ranked.bits is not None:
+        rank_of = np.full(len(voc), -1, dtype=np.int64)
+        rank_of[ranked.item_of] = np.arange(ranked.n)
+        kept = (rank_of, ranked.bits)
+    return TopK({frozenset(voc[i] for i in items): n for items, n in found}, kth, truncated, kept)
 
 
 def top_k_itemsets(transactions: Iterable[Iterable[Hashable]], top_k: int, max_size: int | None = None,
@@ -432,7 +427,7 @@ def top_k_itemsets(transactions: Iterable[Iterable[Hashable]], top_k: int, max_s
     """The top-K frequent itemsets of any transactions with their supports (see :func:`top_k_search`)."""
     cap = _cap(top_k, max_itemsets)
     indptr, indices, items = _csr_of(transactions)
-    found, _, _ = _top_k_csr(indptr, indices, len(items), top_k, max_size, cap)
+    found, _, _, _ = _top_k_csr(indptr, indices, len(items), top_k, max_size, cap)
     return {frozenset(items[i] for i in s): n for s, n in found}
 
 
@@ -442,48 +437,49 @@ def dataset_top_k(ds: TransactionDataset, top_k: int, max_size: int | None = Non
     return top_k_search(ds, top_k, max_size, max_itemsets).itemsets
 
 
-def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset]) -> dict[frozenset, int]:
+def itemset_supports(ds: TransactionDataset, itemsets: Iterable[frozenset], *,
+                     searched: TopK | None = None) -> dict[frozenset, int]:
     """Support of each given itemset in ``ds``, counted directly (no mining): the popcount of the AND of its
-    items' row bitsets, or tid-list intersections when the bitsets of the items asked for would be too large."""
+    items' row bitsets, or tid-list intersections when the bitsets of the items asked for would be too large.
+
+    ``searched``: a :func:`top_k_search` of this ``ds`` with ``keep_bitsets``; an itemset of terms it ranked is
+    counted on its bitsets (over the records holding a ranked term, which are all the records that can hold the
+    itemset), the others as without it."""
     itemsets = list(itemsets)
     index = ds.term_index
     asked = [[index.get(t, -1) for t in s] for s in itemsets]
-    needed = np.unique(np.fromiter((c for cols in asked for c in cols if c >= 0), dtype=np.int64))
-    n_rows = len(ds)
-    if needed.size * ((n_rows + 63) // 64) > _BITS_LIMIT:
-        return _itemset_supports_tids(ds, itemsets, asked)
-    slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
-    slot[needed] = np.arange(needed.size)
-    at = slot[ds.indices]
-    mine = at >= 0
-    rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(ds.indptr))[mine]
-    bits = _bitsets(at[mine], rows, max(n_rows, 1), needed.size)
+    counted: dict[int, int] = {}
+    if searched is not None and searched.bitsets is not None:
+        rank_of, bits = searched.bitsets
+        for i, cols in enumerate(asked):
+            if cols and min(cols) >= 0:
+                ranks = rank_of[cols]
+                if ranks.min() >= 0:
+                    counted[i] = int(np.bitwise_count(np.bitwise_and.reduce(bits[ranks], axis=0)).sum())
+    rest = [i for i in range(len(itemsets)) if i not in counted]
+    if rest:
+        found = _supports(ds, [asked[i] for i in rest])
+        counted.update(zip(rest, found, strict=True))
     out: dict[frozenset, int] = {}
-    for s, cols in zip(itemsets, asked, strict=True):
-        if not cols or min(cols) < 0:
-            out[s] = 0
-            continue
-        held = np.bitwise_and.reduce(bits[slot[cols]], axis=0)
-        out[s] = int(np.bitwise_count(held).sum())
+    for i, s in enumerate(itemsets):
+        out[s] = counted[i]
     return out
 
 
-def _itemset_supports_tids(ds: TransactionDataset, itemsets: list[frozenset],
-                           asked: list[list[int]]) -> dict[frozenset, int]:
-    """:func:`itemset_supports` by intersecting sorted tid-lists (the columns of a CSC matrix)."""
-    csc = ds.matrix().tocsc()
-    csc.sort_indices()
-    ptr, rows = csc.indptr, csc.indices
-    out: dict[frozenset, int] = {}
-    for s, cols in zip(itemsets, asked, strict=True):
+def _supports(ds: TransactionDataset, asked: list[list[int]]) -> list[int]:
+    """:func:`itemset_supports`'s counts of the itemsets of term ids ``asked`` from bitsets built for them."""
+    needed = np.unique(np.fromiter((c for cols in asked for c in cols if c >= 0), dtype=np.int64))
+    n_rows = len(ds)
+    if needed.size * ((n_rows + 63) // 64) > _BITS_LIMIT:
+        return itemset_supports_by_tids(ds, asked)
+    bits = term_bitsets(ds, needed)
+    slot = np.full(len(ds.vocabulary), -1, dtype=np.int64)
+    slot[needed] = np.arange(needed.size)
+    out: list[int] = []
+    for cols in asked:
         if not cols or min(cols) < 0:
-            out[s] = 0
+            out.append(0)
             continue
-        cols = sorted(cols, key=lambda j: ptr[j + 1] - ptr[j])
-        got = rows[ptr[cols[0]]:ptr[cols[0] + 1]]
-        for j in cols[1:]:
-            if got.size == 0:
-                break
-            got = _intersect_sorted(got, rows[ptr[j]:ptr[j + 1]])
-        out[s] = int(got.size)
+        held = np.bitwise_and.reduce(bits[slot[cols]], axis=0)
+        out.append(int(np.bitwise_count(held).sum()))
     return out

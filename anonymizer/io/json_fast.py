@@ -25,6 +25,7 @@ import numpy as np
 from anonymizer.model.arrays import ReleaseArrays, validate
 from anonymizer.model.release import MAX_JSON_BYTES, RELEASE_FORMAT
 from corpora.common.errors import InputError
+from corpora.io.tokens import factorize_spans
 
 __all__ = ["MAX_RELEASE_DEPTH", "MIN_FAST_BYTES", "json_depth", "read_release_json_arrays", "arrays_from_json_bytes"]
 
@@ -147,7 +148,6 @@ def arrays_from_json_bytes(data: bytes, source: str = "release") -> ReleaseArray
 
 def _arrays(table: Any, source: str) -> ReleaseArrays | None:  # noqa: C901 (older code, at most 20)
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     row = {name: table.column(name).combine_chunks() for name in table.column_names}
     if row.get("format") is None or row["format"].to_pylist() != [RELEASE_FORMAT]:
@@ -201,15 +201,7 @@ def _arrays(table: Any, source: str) -> ReleaseArrays | None:  # noqa: C901 (old
         if not pa.types.is_string(leaf.type) or leaf.null_count:
             return None
     words = pa.concat_arrays(leaves)
-    encoded = pc.dictionary_encode(words)
-    vocab = encoded.dictionary
-    order = _numpy(pc.sort_indices(vocab))
-    rank = np.empty(order.size, dtype=np.int32)
-    rank[order] = np.arange(order.size, dtype=np.int32)
-    codes = rank[_numpy(encoded.indices).astype(np.int64)] if len(words) else \
-        np.zeros(0, dtype=np.int32)
-    words_of = vocab.to_pylist()
-    terms = [words_of[i] for i in order.tolist()]
+    terms, codes = _encoded(words)
     n_rec, n_tc = len(record[1]), len(term_chunk[1])
     number = {name: i for i, name in enumerate([*ids, *joint_ids])}
     if len(number) != len(ids) + len(joint_ids) or any(ch not in number for ch in children):
@@ -230,6 +222,33 @@ def _arrays(table: Any, source: str) -> ReleaseArrays | None:  # noqa: C901 (old
         shared_terms=codes[n_rec + n_tc:],
     )
     return validate(arrays, source)
+
+
+def _encoded(words: Any) -> tuple[list[str], np.ndarray]:
+    """The sorted distinct strings of a pyarrow string array and each string's int32 position among them, factorized
+    on the array's UTF-8 buffer (:func:`corpora.io.tokens.factorize_spans`, which wants spans without a NUL byte;
+    ``pyarrow.compute``, imported otherwise, is a tenth of a second)."""
+    if not len(words):
+        return [], np.zeros(0, dtype=np.int32)
+    offsets = np.frombuffer(words.buffers()[1], dtype=np.int32, count=len(words) + 1, offset=4 * words.offset)
+    data = words.buffers()[2]
+    blob = data.to_pybytes() if data is not None else b""
+    buf = np.frombuffer(blob, dtype=np.uint8)
+    if b"\0" in blob:  # a JSON escape \u0000 in a term: the compute functions encode it
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(words)
+        order = _numpy(pc.sort_indices(encoded.dictionary))
+        rank = np.empty(order.size, dtype=np.int32)
+        rank[order] = np.arange(order.size, dtype=np.int32)
+        words_of = encoded.dictionary.to_pylist()
+        return [words_of[i] for i in order.tolist()], rank[_numpy(encoded.indices).astype(np.int64)]
+    starts = offsets[:-1].astype(np.int64)
+    codes, texts = factorize_spans(blob, buf, starts, np.diff(offsets).astype(np.int64))
+    order = sorted(range(len(texts)), key=texts.__getitem__)
+    rank = np.empty(len(texts), dtype=np.int32)
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(texts), dtype=np.int32)
+    return [texts[i] for i in order], rank[codes]
 
 
 def read_release_json_arrays(path: str | os.PathLike[str]) -> ReleaseArrays | None:

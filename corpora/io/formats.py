@@ -85,7 +85,7 @@ from corpora.io.options import (
     resolve_format,
 )
 from corpora.io.parquet import parquet_tokens
-from corpora.io.spmf import ascii_spmf_tokens, drop_separators, numeric_spmf, read_spmf, stream_spmf
+from corpora.io.spmf import numeric_spmf, read_spmf, stream_spmf, text_spmf
 from corpora.io.tabular import parse_long
 from corpora.io.tokens import check_controls, dataset_from_tokens, decode_text, no_records, user_terms
 from corpora.io.writers import write_dataset
@@ -189,14 +189,10 @@ def parse_dataset(
     check_controls(data, source)
     if fmt == "spmf":
         fast = numeric_spmf(data, name, meta)
+        if fast is None:
+            fast = text_spmf(data, name, meta)
         if fast is not None:
             return fast
-        tokens = ascii_spmf_tokens(data)
-        if tokens is not None:
-            flat, rows, n_rows = drop_separators(*tokens)
-            if n_rows == 0:
-                raise no_records(source)
-            return dataset_from_tokens(flat, rows, n_rows, name=name, metadata=meta)
     text = decode_text(data, source)
     rename: dict[str, str] = {}
     if fmt == "spmf":

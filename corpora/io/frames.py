@@ -7,16 +7,18 @@ shares), and the same rule: the user column only groups rows into records and is
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 from corpora.io.headers import check_column_roles
 from corpora.io.parquet import MAX_TABLE_ROWS, arrow_tokens
 from corpora.io.tokens import dataset_from_tokens, user_terms
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is read, not with the readers of files
+    import pandas as pd
 
 __all__ = ["dataset_from_frame", "frame_tokens"]
 
@@ -41,6 +43,7 @@ def dataset_from_frame(
 def frame_tokens(frame: Any, user: str | int | None, item: str | int | None,
                  source: str = "DataFrame") -> tuple[list[str], np.ndarray, int, list[str]]:
     """Tokens, record numbers, record count and user-value terms of a pandas DataFrame (long rows or item lists)."""
+    import pandas as pd
     import pyarrow as pa
 
     if not isinstance(frame, pd.DataFrame):
@@ -77,6 +80,8 @@ def frame_tokens(frame: Any, user: str | int | None, item: str | int | None,
 
 
 def _missing(value: Any) -> bool:
+    import pandas as pd
+
     return value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA or value is pd.NaT
 
 

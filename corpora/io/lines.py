@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from corpora.common.errors import InputError
 from corpora.io.headers import delimiter_hint, long_layout_reason, looks_like_header
-from corpora.io.tokens import control_term, flatten
+from corpora.io.tokens import control_term, factorize, flatten
 
 __all__ = ["read_basket", "read_jsonl", "read_kdd", "refuse_long_layout", "sniff_long_layout"]
 
@@ -143,7 +142,7 @@ def read_kdd(text: str, path: str | Path, delimiter: str,
         items.append(item)
     if not tids:
         return [], np.zeros(0, dtype=np.int64), 0
-    codes, uniques = pd.factorize(np.asarray(tids, dtype=object), sort=False)  # first-appearance order
+    codes, uniques = factorize(tids)  # first-appearance order
     return items, codes.astype(np.int64), len(uniques)
 
 
@@ -159,7 +158,7 @@ def read_jsonl(text: str, path: str | Path) -> tuple[list[str], np.ndarray, int]
     if records is not None and len(records) == len(lines) and all(type(r) is list for r in records):
         flat, rows = flatten(records)
         try:
-            distinct = set(flat) if len(flat) < 1000 else set(pd.unique(np.asarray(flat, dtype=object)))
+            distinct = set(flat) if len(flat) < 1000 else set(factorize(flat)[1].tolist())
         except TypeError:  # an unhashable term (a nested list or object): report it line by line
             distinct = {None}
         if all(type(t) is str and t and not control_term(t) for t in distinct):

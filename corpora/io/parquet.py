@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from corpora.common.errors import InputError
 from corpora.common.files import atomic_open
 from corpora.io.headers import check_column_roles, user_value_terms
+from corpora.io.tokens import factorize
 
 __all__ = ["MAX_PARQUET_BYTES", "MAX_TABLE_ROWS", "PARQUET_FREE_ROWS", "PARQUET_ROWS_PER_BYTE", "arrow_tokens",
            "parquet_tokens", "write_parquet"]
@@ -145,7 +145,7 @@ def arrow_tokens(items: Any, users: Any, source: str, item_name: str) -> tuple[l
         shared: list[str] = []
         texts = _values_text(values, source, parents)
         if users is not None:
-            codes, uniques = pd.factorize(np.asarray(users.to_pylist(), dtype=object), sort=False)
+            codes, uniques = factorize(users.to_pylist())
             row_of_record = codes.astype(np.int64)
             n_records = len(uniques)
             shared = user_value_terms(texts, [str(u) for u in uniques.tolist()])
@@ -156,7 +156,7 @@ def arrow_tokens(items: Any, users: Any, source: str, item_name: str) -> tuple[l
     if users is None:
         raise InputError(f"{source}: column {item_name!r} holds one item per row: name the column that groups "
                          "rows into records (--user-column; user= in Python)")
-    codes, uniques = pd.factorize(np.asarray(users.to_pylist(), dtype=object), sort=False)
+    codes, uniques = factorize(users.to_pylist())
     texts = _values_text(items, source, None)
     return texts, codes.astype(np.int64), len(uniques), user_value_terms(texts, [str(u) for u in uniques.tolist()])
 

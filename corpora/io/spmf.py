@@ -6,8 +6,13 @@ Three readers give the same arrays and the same errors (:mod:`corpora.io.formats
   alone (no Python object per token);
 * :func:`stream_spmf`: a file read block by block (:data:`STREAM_BLOCK_BYTES` of whole lines), so
   that ten million records never sit in memory as text, tokens and keys at once;
-* :func:`ascii_spmf_tokens` and, for everything else (comment and ``@ITEM`` lines, non-ASCII
-  text), the line-by-line :func:`read_spmf`.
+* :func:`text_spmf` for other ASCII items (``i0729``, words): token bounds, SPMF's separators, comment lines and
+  the distinct tokens found by numpy on the bytes (tokens packed into 64-bit words and sorted), so only the
+  distinct tokens become Python strings;
+* :func:`ascii_spmf_tokens` (a token list, kept for callers that want one) and, for everything else (comment and
+  ``@ITEM`` lines, non-ASCII text), the line-by-line :func:`read_spmf`.
+
+None of them imports pandas.
 
 SPMF's sequence separators ``-1`` and ``-2`` are dropped (:func:`drop_separators`), so a sequence
 file reads as one transaction per sequence; lines starting with ``#``, ``%`` or ``@`` are comments
@@ -21,16 +26,15 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from corpora.common.errors import InputError
 from corpora.common.files import iter_bounded
 from corpora.dataset import TransactionDataset
 from corpora.io.options import MAX_LINE_BYTES
-from corpora.io.tokens import CONTROL_BYTES, csr_from_ids, flatten, sorted_unique
+from corpora.io.tokens import csr_from_ids, factorize_spans, flatten, sorted_unique
 
 __all__ = ["COMMENT_STARTS", "SPMF_SEPARATORS", "STREAM_BLOCK_BYTES", "ascii_spmf_tokens", "drop_separators",
-           "numeric_spmf", "read_spmf", "stream_spmf"]
+           "numeric_spmf", "read_spmf", "stream_spmf", "text_spmf"]
 
 SPMF_SEPARATORS = ("-1", "-2")
 """SPMF's sequence separators (end of itemset, end of sequence)."""
@@ -154,7 +158,7 @@ def stream_spmf(path: Path, name: str, metadata: dict) -> TransactionDataset | N
     The file is read in 1 MiB pieces with the checks of :func:`corpora.common.files.read_bounded` (the
     same errors: NUL byte, line longer than :data:`MAX_LINE_BYTES`, bad gzip), and tokenized in
     blocks of about :data:`STREAM_BLOCK_BYTES` of whole lines: integer items by the vectorized
-    :func:`_numeric_tokens`, other ASCII items by one ``split`` per block (SPMF's ``-1``/``-2``
+    :func:`_numeric_tokens`, other ASCII items by the vectorized :func:`_text_tokens` (SPMF's ``-1``/``-2``
     separators dropped as in :func:`drop_separators`). Each block keeps only an int32 array of
     interim term ids and the item count of each record; once the vocabulary is known it is sorted
     and every block is relabelled, sorted and deduplicated per record, giving exactly the arrays of
@@ -173,21 +177,18 @@ def stream_spmf(path: Path, name: str, metadata: dict) -> TransactionDataset | N
         numeric = _numeric_tokens(block)
         if numeric is not None:
             values, per_record = numeric
-            codes, uniques = pd.factorize(values, sort=False)
+            distinct = sorted_unique(values)
+            codes, uniques = np.searchsorted(distinct, values), distinct.tolist()
             table = ids.numbers
         else:
-            if CONTROL_BYTES.search(block) is not None:
-                return False  # the whole-file reader names the line
-            tokens = ascii_spmf_tokens(block)
-            if tokens is None:
-                return False
-            flat, rows, n_rows = drop_separators(*tokens)
-            if n_rows == 0:
+            text = _text_tokens(block)
+            if text is None:
+                return False  # the whole-file reader handles it (or names the bad line)
+            codes, uniques, per_record = text
+            if per_record.size == 0:
                 return True
-            per_record = np.bincount(rows, minlength=n_rows)
-            codes, uniques = pd.factorize(np.asarray(flat, dtype=object), sort=False)
             table = ids.texts
-        interim = ids.ids(uniques.tolist(), table)[codes]
+        interim = ids.ids(uniques, table)[codes]
         blocks.append((interim.astype(np.int32), per_record.astype(np.int32)))
         return True
 
@@ -241,6 +242,70 @@ def stream_spmf(path: Path, name: str, metadata: dict) -> TransactionDataset | N
     if filled < total:
         indices = indices[:filled].copy()
     return TransactionDataset(vocabulary, indptr, indices, name=name, metadata=dict(metadata))
+
+
+_TEXT_SPACE = np.zeros(256, dtype=bool)
+_TEXT_SPACE[[9, 10, 13, 32]] = True  # what str.split() splits on in text without control characters
+_CONTROL = np.zeros(256, dtype=bool)
+_CONTROL[[*range(9), 11, 12, *range(14, 32), 127]] = True  # CONTROL_BYTES as a table
+_COMMENT_FIRST = np.zeros(256, dtype=bool)
+_COMMENT_FIRST[[ord(c) for c in COMMENT_STARTS]] = True
+
+
+def _text_tokens(data: bytes) -> tuple[np.ndarray, list[str], np.ndarray] | None:
+    """(code of each token, the distinct tokens in code order, tokens per record) of ASCII SPMF text, vectorized.
+
+    SPMF's separators ``-1``/``-2`` are dropped with the records left empty (:func:`drop_separators`), blank lines
+    hold no record. ``None`` when only the line-by-line reader handles ``data``: non-ASCII text, a comment or
+    ``@ITEM`` line, a control character (:data:`corpora.io.tokens.CONTROL_BYTES`; that reader names its line)."""
+    if not data.isascii():
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    if _CONTROL[buf].any():
+        return None
+    word = ~_TEXT_SPACE[buf]
+    starts = np.flatnonzero(word[1:] & ~word[:-1]) + 1
+    ends = np.flatnonzero(word[:-1] & ~word[1:]) + 1
+    if buf.size and word[0]:
+        starts = np.concatenate(([0], starts))
+    if buf.size and word[-1]:
+        ends = np.concatenate((ends, [buf.size]))
+    if starts.size == 0:
+        return np.zeros(0, dtype=np.int64), [], np.zeros(0, dtype=np.int64)
+    # tokens per line: how many tokens start before each line end; a line's first token follows the previous ones
+    before = np.searchsorted(starts, np.append(np.flatnonzero(buf == 10), buf.size))
+    per_line = np.diff(before, prepend=0)
+    if _COMMENT_FIRST[buf[starts[(before - per_line)[per_line > 0]]]].any():
+        return None
+    widths = ends - starts
+    del ends
+    pairs = np.flatnonzero(widths == 2)
+    second = buf[starts[pairs] + 1]
+    sep = pairs[(buf[starts[pairs]] == ord("-")) & ((second == ord("1")) | (second == ord("2")))]
+    if sep.size:  # drop the separators, then count each line's other tokens
+        keep = np.ones(starts.size, dtype=bool)
+        keep[sep] = False
+        starts, widths = starts[keep], widths[keep]
+        per_line = per_line - np.diff(np.searchsorted(sep, before), prepend=0)
+    per_record = per_line[per_line > 0]
+    if per_record.size == 0:
+        return np.zeros(0, dtype=np.int64), [], per_record
+    codes, uniques = factorize_spans(data, buf, starts, widths)
+    return codes, uniques, per_record
+
+
+def text_spmf(data: bytes, name: str, metadata: dict) -> TransactionDataset | None:
+    """Vectorized reader for an ASCII SPMF/FIMI file without comment lines (:func:`_text_tokens`), or ``None``
+    (the line-by-line reader then reads it, and names what is wrong); also ``None`` for a file without a record."""
+    text = _text_tokens(data)
+    if text is None or text[2].size == 0:
+        return None
+    codes, uniques, per_record = text
+    vocabulary = sorted(set(uniques))
+    position = {t: i for i, t in enumerate(vocabulary)}
+    relabel = np.fromiter(map(position.__getitem__, uniques), dtype=np.int64, count=len(uniques))
+    rows = np.repeat(np.arange(per_record.size, dtype=np.int64), per_record)
+    return csr_from_ids(relabel[codes], rows, int(per_record.size), tuple(vocabulary), name, metadata)
 
 
 _ASCII_SPACE = np.zeros(256, dtype=bool)

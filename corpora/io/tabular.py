@@ -34,10 +34,10 @@ import csv
 import io
 
 import numpy as np
-import pandas as pd
 
 from corpora.common.errors import InputError
 from corpora.io.headers import check_column_roles, delimiter_hint, header_word, user_value_terms
+from corpora.io.tokens import factorize
 
 __all__ = ["LONG_DEFAULT_COLUMNS", "parse_long"]
 
@@ -121,7 +121,7 @@ def parse_long(
         items.append(item)
     if not items:
         raise InputError(f"{source}: no rows below the header")
-    codes, uniques = pd.factorize(np.asarray(users, dtype=object), sort=False)
+    codes, uniques = factorize(users)
     return items, codes.astype(np.int64), len(uniques), user_value_terms(items, uniques.tolist())
 
 

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
 
 from corpora.common.errors import InputError
 from corpora.dataset import TransactionDataset
 from corpora.io.identifiers import USER_TERMS_KEY
 
 __all__ = ["CONTROL_BYTES", "check_controls", "control_term", "csr_from_ids", "dataset_from_tokens", "decode_text",
-           "flatten", "no_records", "sorted_unique", "user_terms"]
+           "factorize", "factorize_spans", "flatten", "no_records", "sorted_unique", "user_terms"]
 
 
 def dataset_from_tokens(
@@ -43,7 +43,7 @@ def dataset_from_tokens(
     if len(rows) == 0:
         return TransactionDataset((), np.zeros(n_rows + 1, dtype=np.int64), np.zeros(0, dtype=np.int32),
                                   name=name, metadata=dict(metadata or {}))
-    codes, uniques = pd.factorize(np.asarray(tokens, dtype=object), sort=False)
+    codes, uniques = factorize(tokens)
     raw = uniques.tolist()
     terms = [rename.get(t, t) for t in raw] if rename else raw
     vocabulary = sorted(set(terms))
@@ -51,6 +51,16 @@ def dataset_from_tokens(
     relabel = np.fromiter((position[t] for t in terms), dtype=np.int64, count=len(terms))
     ids = relabel[codes]
     return csr_from_ids(ids, rows, n_rows, tuple(vocabulary), name, metadata)
+
+
+def factorize(values: Sequence[object] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each value, distinct values in order of first appearance) of Python objects (pandas' hash table).
+
+    pandas is imported here, on first use, not with this module: the numeric and ASCII SPMF readers never need it,
+    and it is about half a second of every command's start-up."""
+    import pandas as pd
+
+    return pd.factorize(np.asarray(values, dtype=object), sort=False)
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -62,6 +72,66 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
     return ordered[keep]
+
+
+_HIGH_BYTES = np.array([0, *[((1 << (8 * w)) - 1) << (8 * (8 - w)) for w in range(1, 9)]], dtype=np.uint64)
+"""``_HIGH_BYTES[w]``: the w high bytes of a 64-bit word set."""
+
+
+def _packed(padded: np.ndarray, starts: np.ndarray, widths: np.ndarray, offset: int) -> np.ndarray:
+    """Bytes ``offset .. offset + 7`` of every token as one big-endian 64-bit word, zero past its end (equal words,
+    equal bytes: a token holds no NUL byte). ``padded`` is the data with 8 zero bytes after it."""
+    # one 8-byte gather per token (a token that ends before ``offset`` reads the zero padding)
+    window = sliding_window_view(padded, 8)[np.minimum(starts + offset, padded.size - 8)]
+    key = window.view(">u8").ravel().astype(np.uint64)
+    key &= _HIGH_BYTES[np.clip(widths - offset, 0, 8)]
+    return key
+
+
+def factorize_spans(data: bytes, buf: np.ndarray, starts: np.ndarray,
+                    widths: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """(code of each span, the distinct spans as UTF-8 text, in code order) of the byte spans ``data[start:start +
+    width]`` (``buf`` is ``data`` as uint8), by sorting them packed into 64-bit words: no Python object per span.
+    A span holds no NUL byte. Spans of at most 8 bytes (one word) and longer ones are factorized apart."""
+    padded = np.concatenate((buf, np.zeros(8, dtype=np.uint8)))
+    short = widths <= 8
+    if short.all() or not short.any():
+        return _factorize_packed(data, padded, starts, widths)
+    one, more = np.flatnonzero(short), np.flatnonzero(~short)
+    codes_one, texts_one = _factorize_packed(data, padded, starts[one], widths[one])
+    codes_more, texts_more = _factorize_packed(data, padded, starts[more], widths[more])
+    codes = np.empty(starts.size, dtype=np.int64)
+    codes[one] = codes_one
+    codes[more] = codes_more + len(texts_one)
+    return codes, texts_one + texts_more
+
+
+def _factorize_packed(data: bytes, padded: np.ndarray, starts: np.ndarray,
+                      widths: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """:func:`factorize_spans` of spans (``padded``: the data's bytes and 8 zero bytes)."""
+    if starts.size == 0:
+        return np.zeros(0, dtype=np.int64), []
+    if int(widths.max()) == 0:
+        return np.zeros(starts.size, dtype=np.int64), [""]
+    words = [_packed(padded, starts, widths, j) for j in range(0, int(widths.max()), 8)]
+    if len(words) == 1:
+        distinct = sorted_unique(words[0])
+        codes = np.searchsorted(distinct, words[0])
+        n_distinct = distinct.size
+    else:
+        order = np.lexsort(words[::-1])
+        new = np.zeros(order.size, dtype=bool)
+        new[0] = True
+        for w in words:
+            ordered = w[order]
+            new[1:] |= ordered[1:] != ordered[:-1]
+        codes = np.empty(order.size, dtype=np.int64)
+        codes[order] = np.cumsum(new) - 1
+        n_distinct = int(np.count_nonzero(new))
+    first = np.empty(n_distinct, dtype=np.int64)
+    first[codes[::-1]] = np.arange(codes.size - 1, -1, -1)  # first span of each code
+    spans = zip(starts[first].tolist(), widths[first].tolist(), strict=True)
+    return codes, [data[s:s + w].decode("utf-8") for s, w in spans]
 
 
 def csr_from_ids(
