@@ -38,17 +38,17 @@ Choices where the thesis is not specific (each is tested):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
+from typing import Any
 
 import simplemma
-from nltk.tokenize import RegexpTokenizer
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 __all__ = [
     "CONTENT_WORDS_KEPT",
-    "STOP_WORDS",
     "distinct_terms",
+    "stop_words",
     "filter_tokens",
     "lemmatize_tokens",
     "preprocess_text",
@@ -70,9 +70,24 @@ CONTENT_WORDS_KEPT: frozenset[str] = frozenset(
     "sincere system thick thin top".split()
 )
 
-#: Stop words removed from every document: scikit-learn's English list without
-#: :data:`CONTENT_WORDS_KEPT`, plus contraction leftovers.
-STOP_WORDS: frozenset[str] = (frozenset(ENGLISH_STOP_WORDS) - CONTENT_WORDS_KEPT) | _CONTRACTION_LEFTOVERS
+
+
+@functools.cache
+def stop_words() -> frozenset[str]:
+    """The stop words removed from every document: scikit-learn's English list without
+    :data:`CONTENT_WORDS_KEPT`, plus contraction leftovers (``STOP_WORDS``).
+
+    Made on first use: importing scikit-learn takes seconds, which a command that reads no text should not pay.
+    """
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return (frozenset(ENGLISH_STOP_WORDS) - CONTENT_WORDS_KEPT) | _CONTRACTION_LEFTOVERS
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    if name == "STOP_WORDS":  # the constant, made on first use (see stop_words)
+        return stop_words()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _URL = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"')\]]+", re.IGNORECASE)
 _EMAIL = re.compile(r"<?\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b>?")
@@ -84,8 +99,16 @@ _HEADING = re.compile(r"^\s*(=+)\s*([^=\n]*?)\s*\1\s*$")
 _PLAIN_REFERENCE_HEADING = re.compile(
     r"^\s*(?:" + "|".join(re.escape(n) for n in _REFERENCE_NAMES) + r")\s*:?\s*$", re.IGNORECASE)
 
-# Words with inner hyphens/apostrophes, numbers with separators, or any other non-space run.
-_TOKENIZER = RegexpTokenizer(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\w+(?:[.,:/-]\w+)*|[^\w\s]+")
+
+
+@functools.cache
+def _tokenizer() -> Any:
+    """NLTK's tokenizer of words with inner hyphens/apostrophes, numbers with separators, or any other non-space
+    run (made on first use: importing NLTK takes seconds)."""
+    from nltk.tokenize import RegexpTokenizer
+
+    return RegexpTokenizer(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\w+(?:[.,:/-]\w+)*|[^\w\s]+")
+
 _CLITIC = re.compile(r"(?:'s|'re|'ve|'ll|'d|'m|n't)$", re.IGNORECASE)
 _TERM = re.compile(r"^[^\W\d_]+(?:[-'][^\W\d_]+)*$")
 
@@ -147,7 +170,7 @@ def tokenize(text: str) -> list[str]:
     Uses NLTK's RegexpTokenizer, which needs no downloaded data.
     """
     tokens: list[str] = []
-    for token in _TOKENIZER.tokenize(text.replace("’", "'")):
+    for token in _tokenizer().tokenize(text.replace("’", "'")):
         if "'" in token:
             token = _CLITIC.sub("", token)
         if token:
@@ -175,7 +198,7 @@ def lemmatize_tokens(tokens: Iterable[str], cache: dict[str, str] | None = None)
 
 
 def _keep(term: str) -> bool:
-    return len(term) >= 2 and term not in STOP_WORDS and _TERM.match(term) is not None
+    return len(term) >= 2 and term not in stop_words() and _TERM.match(term) is not None
 
 
 def filter_tokens(tokens: Iterable[str], cache: dict[str, str] | None = None) -> list[str]:
