@@ -10,7 +10,6 @@ import pytest
 from cli_runner import run_tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import binomtest
 from test_cover_golden import awad_fig1
 
 from anonymizer import disassociate, safe_disassociate, save_release, save_truth
@@ -41,6 +40,8 @@ def _baseline(check: dict, name: str) -> dict:
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 5000), data=st.data())
 def test_wilson_interval_is_scipys_and_holds_the_share(n, data):
+    from scipy.stats import binomtest  # here: scipy.stats takes a second to import in every worker
+
     x = data.draw(st.integers(0, n))
     lo, hi = wilson_interval(x, n)
     ref = binomtest(x, n).proportion_ci(method="wilson")

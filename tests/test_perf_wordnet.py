@@ -4,7 +4,6 @@ stream per process): the same lines as NLTK's own stream, and the same reader.""
 from __future__ import annotations
 
 import pytest
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 from attacks.semantic.wordnet import _READ_IN_ORDER, load_wordnet, wordnet_available
 
@@ -18,6 +17,8 @@ def reader():
 
 @pytest.mark.parametrize("name", ["index.adv", "index.adj", "adv.exc", "verb.exc", "lexnames"])
 def test_a_file_read_in_order_gives_nltks_lines(reader, name):
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
     assert name in _READ_IN_ORDER
     with reader.open(name) as plain, WordNetCorpusReader.open(reader, name) as stream:
         assert type(plain) is not type(stream)
@@ -25,6 +26,8 @@ def test_a_file_read_in_order_gives_nltks_lines(reader, name):
 
 
 def test_data_files_keep_nltks_stream_and_the_reader_answers(reader):
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
     with reader.open("data.noun") as data, WordNetCorpusReader.open(reader, "data.noun") as stream:
         assert type(data) is type(stream)
     dog, cat = reader.synset("dog.n.01"), reader.synset("cat.n.01")
