@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from anonymizer import disassociate
-from anonymizer.disassociation.distributed import dask_client, plan_dask_run
+from anonymizer.disassociation.distributed import check_dask_input, dask_client, plan_dask_run
 from anonymizer.disassociation.parts import split_parts
 from anonymizer.evaluation.verify import verify
 from anonymizer.io.json_writer import merge_parts
@@ -89,8 +89,15 @@ def test_dask_refuses_what_it_cannot_cut(client: object, tmp_path: Path) -> None
     s = DisassociationParams(2, 2, 5)
     renamed = tmp_path / "renamed.txt"
     renamed.write_text("@ITEM=1=milk\n1 2\n1 3\n2 3\n")
+    with pytest.raises(InputError, match="@ITEM"):  # the renames open the file: refused before the cluster works
+        check_dask_input(str(renamed))
     with pytest.raises(InputError, match="@ITEM"):
         plan_dask_run(client, str(renamed), replace(s, split_depth=1), 1)
+    late = tmp_path / "late.txt"  # a rename after the first records: the file's head passes, a worker refuses it
+    late.write_text("1 2\n1 3\n@ITEM=1=milk\n2 3\n")
+    assert check_dask_input(str(late))[1] == "spmf"
+    with pytest.raises(InputError, match="@ITEM"):
+        plan_dask_run(client, str(late), replace(s, split_depth=1), 1)
     with pytest.raises(InputError, match="no such file"):
         plan_dask_run(client, str(tmp_path / "missing.txt"), replace(s, split_depth=1), 1)
     gz = tmp_path / "d.txt.gz"

@@ -109,6 +109,23 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
 # Tasks (run on the workers)
 # ---------------------------------------------------------------------------------------------
 
+def _renames_refused(path: str) -> InputError:
+    return InputError(f"{path}: SPMF @ITEM renames apply to the whole file; --executor dask cannot read them "
+                      "(convert the file with python -m corpora convert first)")
+
+
+def _renames_at_head(path: str, limit: int = 1 << 20) -> bool:
+    """True when the SPMF metadata lines opening ``path`` (those starting with ``@``, read up to ``limit``
+    bytes) rename items; each block's parser still refuses a rename found further on."""
+    with open(path, "rb") as handle:
+        for line in handle:
+            if not line.startswith(b"@") or handle.tell() > limit:
+                return False
+            if line.startswith(b"@ITEM="):
+                return True
+    return False
+
+
 def _parse_block(path: str, offset: int, length: int, fmt: str, first: bool, options: Mapping[str, Any]
                  ) -> TransactionDataset:
     """The records of one byte block of ``path`` (whole lines), parsed as :func:`read_dataset` would."""
@@ -123,8 +140,7 @@ def _parse_block(path: str, offset: int, length: int, fmt: str, first: bool, opt
     if b"\0" in data:
         raise InputError(f"{source}: binary data (a NUL byte)")
     if fmt == "spmf" and b"@ITEM=" in data:
-        raise InputError(f"{path}: SPMF @ITEM renames apply to the whole file; --executor dask cannot read them "
-                         "(convert the file with python -m corpora convert first)")
+        raise _renames_refused(path)
     if not data.strip():
         return TransactionDataset((), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32))
     header = options.get("header") if first or fmt != "basket" else False  # a header is the file's first line
@@ -267,6 +283,8 @@ def check_dask_input(path: str, fmt: str | None = None, options: Mapping[str, An
     if fmt not in LINE_FORMATS:
         raise InputError(f"--executor dask reads the line formats ({', '.join(LINE_FORMATS)}), not {fmt}: "
                          "convert the file with python -m corpora convert first")
+    if local and fmt == "spmf" and _renames_at_head(path):
+        raise _renames_refused(path)
     if local and fmt == "basket" and declared is None:
         from corpora.io.formats import sniff_long_layout
 
