@@ -163,3 +163,21 @@ def test_representative_commands_run_as_documented(tmp_path):
         if done.returncode != expected:
             failures.append(f"{command}: exit {done.returncode}, expected {expected}: {done.stderr.strip()[-300:]}")
     assert failures == []
+
+
+def test_a_plain_line_or_echo_runs_in_process_as_bash_would(tmp_path, monkeypatch):
+    """``python -m TOOL ... || echo "TEXT"``: the tool in this process; on a non-zero status TEXT is printed and the
+    status is 0, on 0 nothing is added; any other shell syntax still goes to bash (a real process)."""
+    import subprocess
+
+    failing = 'python -m anonymizer verify missing.json || echo "not publishable"'
+    started = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: started.append(a) or subprocess.CompletedProcess(a, 0))
+    done = run_command(failing, tmp_path)
+    assert started == [] and done.returncode == 0 and done.stdout == "not publishable\n"
+    assert "missing.json" in done.stderr
+    passing = run_command('python -m corpora list || echo "never"', tmp_path)
+    assert passing.returncode == 0 and "never" not in passing.stdout and "kosarak10k" in passing.stdout
+    run_command('python -m corpora list || echo "a" > out.txt', tmp_path)
+    run_command('python -m corpora list && echo "b"', tmp_path)
+    assert len(started) == 2
