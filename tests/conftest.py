@@ -125,3 +125,15 @@ def lee_dataset(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             os.environ.pop("DISASSOC_CACHE", None)
         else:
             os.environ["DISASSOC_CACHE"] = previous
+
+
+@pytest.fixture(scope="module")
+def tiny_read_blocks() -> Iterator[None]:
+    """The readers' 1 MiB pieces and 4 MiB blocks shrunk to a few bytes, so a small file crosses many borders."""
+    import corpora.common.files
+    import corpora.io.spmf
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(corpora.common.files, "_PIECE", 5)
+        patch.setattr(corpora.io.spmf, "STREAM_BLOCK_BYTES", 8)
+        yield

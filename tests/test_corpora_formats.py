@@ -226,7 +226,7 @@ streamed_text = st.lists(
 
 @settings(max_examples=80, deadline=None)
 @given(body=streamed_text)
-def test_streaming_spmf_reader_equals_the_whole_file_reader(tmp_path_factory, monkeypatch_module, body):
+def test_streaming_spmf_reader_equals_the_whole_file_reader(tmp_path_factory, tiny_read_blocks, body):
     """read_dataset streams SPMF files in blocks; with tiny pieces and blocks (many block borders,
     numeric and text blocks mixed) it must give the whole-file reader's arrays or its error."""
     from pathlib import Path
@@ -247,18 +247,6 @@ def test_streaming_spmf_reader_equals_the_whole_file_reader(tmp_path_factory, mo
     assert dict(got.metadata) == dict(expected.metadata)
     assert got.indptr.dtype == expected.indptr.dtype and (got.indptr == expected.indptr).all()
     assert got.indices.dtype == expected.indices.dtype and (got.indices == expected.indices).all()
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    """1 MiB pieces and 4 MiB blocks shrunk to a few bytes, so small files cross many borders."""
-    import corpora.common.files
-    import corpora.io.spmf
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(corpora.common.files, "_PIECE", 5)
-        patch.setattr(corpora.io.spmf, "STREAM_BLOCK_BYTES", 8)
-        yield
 
 
 def test_streaming_spmf_reader_reports_bad_bytes_like_the_whole_file_reader(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_perf_anon import _random_dataset
 
 from anonymizer.disassociation import horpart_groups
 from anonymizer.disassociation.horpart_groups import content_order
@@ -19,7 +20,6 @@ from anonymizer.disassociation.pipeline import disassociate
 from anonymizer.disassociation.shared_chunks import group_refining_terms
 from anonymizer.model.conditions import property1_holds
 from anonymizer.model.lost import tlost_share
-from corpora.dataset import TransactionDataset
 
 
 def _first_fit(postings: dict[int, list[int]], order: list[int], restricted: set[int], k: int,
@@ -74,15 +74,6 @@ def test_shared_chunks_match_property1_first_fit(case: int) -> None:
         assert len({id(s) for s in sub.values()}) == len(set(sub.values()))
 
 
-def _dataset(seed: int, n: int = 400, domain: int = 60) -> TransactionDataset:
-    rng = np.random.default_rng(seed)
-    weights = 1.0 / np.arange(1, domain + 1)
-    weights /= weights.sum()
-    records = [sorted({f"t{int(x):03d}" for x in rng.choice(domain, size=int(rng.integers(1, 8)), p=weights)})
-               for _ in range(n)]
-    return TransactionDataset.from_records(records)
-
-
 def _csr(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Records over few terms, with repeats and proper prefixes of each other."""
     rows = []
@@ -122,7 +113,7 @@ def _figures_reference(release, truth) -> tuple:  # noqa: ANN001 - the generator
 
 @pytest.mark.parametrize("seed", range(4))
 def test_run_figures_match_generator_sums(seed: int) -> None:
-    ds = _dataset(seed, n=300)
+    ds = _random_dataset(seed, n=300, domain=60)
     release, truth = disassociate(ds, k=2 + seed % 2, m=2, max_cluster_size=8, seed=seed, safe=seed % 2 == 1)
     assert release.joint_clusters, "the case should have shared chunks"
     figures = RunFigures()

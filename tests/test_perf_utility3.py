@@ -17,8 +17,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import corpora.common.files
-import corpora.io.spmf
 from anonymizer.evaluation import bitsets, topk
 from anonymizer.evaluation.loss import pair_supports
 from corpora.common.errors import InputError
@@ -66,15 +64,6 @@ def outcome(read, *args) -> TransactionDataset | str:
         return str(exc)
 
 
-@pytest.fixture(scope="module")
-def tiny_blocks():
-    """Pieces and blocks of a few bytes, so a small file crosses many block borders (text and numeric mixed)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(corpora.common.files, "_PIECE", 7)
-        patch.setattr(corpora.io.spmf, "STREAM_BLOCK_BYTES", 11)
-        yield
-
-
 @settings(max_examples=300, deadline=None)
 @given(body=bodies)
 def test_text_reader_equals_the_line_by_line_reader(tmp_path_factory, body):
@@ -96,7 +85,7 @@ def test_text_reader_equals_the_line_by_line_reader(tmp_path_factory, body):
 
 @settings(max_examples=150, deadline=None)
 @given(body=bodies)
-def test_streamed_text_blocks_equal_the_line_by_line_reader(tmp_path_factory, tiny_blocks, body):
+def test_streamed_text_blocks_equal_the_line_by_line_reader(tmp_path_factory, tiny_read_blocks, body):
     data = body.encode()
     path = tmp_path_factory.mktemp("blocks") / "s.txt"
     path.write_bytes(data)
