@@ -71,12 +71,15 @@ def test_dask_equals_single_process(client: object, data: Path, depth: int, bloc
 
 
 @pytest.mark.slow
-def test_cli_dask_writes_the_local_bytes(tmp_path: Path, data: Path) -> None:
+def test_cli_dask_writes_the_local_bytes(client: object, tmp_path: Path, data: Path) -> None:
+    """The command line on a running cluster (``--scheduler``: the module's cluster, the way a lab's shared
+    scheduler is used) writes the bytes of the local executor. A local cluster of ``--workers`` processes is
+    :func:`dask_client` without an address, which the ``client`` fixture starts."""
     outputs = []
-    for executor in ("local", "dask"):
+    for executor, extra in (("local", []), ("dask", ["--scheduler", client.scheduler.address])):
         out, secret = tmp_path / f"{executor}.json", tmp_path / f"{executor}-truth.json"
         done = subprocess.run([sys.executable, "-m", "anonymizer", str(data), "-k", "3", "-m", "2",
-                               "--max-cluster-size", "15", "--split-depth", "2", "--executor", executor,
+                               "--max-cluster-size", "15", "--split-depth", "2", "--executor", executor, *extra,
                                "--seed", "5", "-o", str(out), "--truth", str(secret)],
                               capture_output=True, text=True, cwd=ROOT)
         assert done.returncode == 0, done.stderr
