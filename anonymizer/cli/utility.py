@@ -23,6 +23,7 @@ from anonymizer.evaluation.utility import resolve_re_range, utility_report
 from anonymizer.io.release_files import load_release
 from anonymizer.model.release import Release
 from corpora.cli.options import add_reading_options, reading_options
+from corpora.common.background import Background
 from corpora.common.bounds import MAX_RECORDS, int_option
 from corpora.common.errors import InputError
 from corpora.common.gcpause import no_gc
@@ -81,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     if generalized and args.before is not None:
         raise InputError("--before: a generalized/1 release (apriori, diffpart) is not a safe release; --before "
                          "goes with a release made with --safe")
+    # the release is read while the original is (corpora.common.background); the original's error comes first
+    pending = None if generalized else Background(lambda: load_release(args.release), name="read-release")
     original = load_input_dataset(args.input, format=args.format, **reading_options(args))
     re_range = None
     if args.re_range is not None:
@@ -99,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             report = baseline_utility(original, grelease, top_k=args.top_k, re_range=re_range, hierarchy=hierarchy)
         k_label = grelease.k
     else:
-        release = load_release(args.release)
+        release = pending.result()
         before = None
         if args.before is not None:
             before = load_release(args.before)
