@@ -68,10 +68,15 @@ PATHS = {
 }
 
 
+def use_path(monkeypatch: pytest.MonkeyPatch, limits: dict) -> None:
+    """Set the top-K search's limits that force one counting path (a value of :data:`PATHS`)."""
+    for name, value in limits.items():
+        monkeypatch.setattr(topk, name, value)
+
+
 @pytest.mark.parametrize("path", list(PATHS))
 def test_top_k_search_matches_brute_force_on_every_path(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in PATHS[path].items():
-        monkeypatch.setattr(topk, name, value)
+    use_path(monkeypatch, PATHS[path])
     rng = np.random.default_rng(25)
     for trial in range(6):
         ds = _random_dataset(rng, int(rng.integers(1, 160)), int(rng.integers(2, 16)), dense=trial % 2 == 0)

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_perf_utility import PATHS as COUNTING_PATHS
+from test_perf_utility import use_path
 
 from anonymizer.baselines.hierarchy import balanced_hierarchy, parse_hierarchy_text
-from anonymizer.evaluation import topk
 from anonymizer.evaluation.loss import tlost_readings
 from anonymizer.evaluation.multilevel import MultiLevelTopK, multilevel_top_k, project_dataset, tkd_ml2
 from anonymizer.evaluation.published import published_subrecords, subrecord_dataset
@@ -64,8 +64,7 @@ def _brute_force(ds: TransactionDataset, top_k: int) -> tuple[list[tuple[frozens
 
 @pytest.mark.parametrize("path", list(PATHS))
 def test_min_support_gives_the_prefix_of_the_full_answer(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in PATHS[path].items():
-        monkeypatch.setattr(topk, name, value)
+    use_path(monkeypatch, PATHS[path])
     rng = np.random.default_rng(2025)
     for trial in range(8):
         ds = _tied_dataset(rng, int(rng.integers(1, 120)), int(rng.integers(2, 12)))
