@@ -16,7 +16,9 @@ Choices where the thesis is not specific (each is tested):
   name or to the end of the text; it is removed.
 - Titles: wiki headings (``== History ==``) are removed; a caller that knows a document's title
   passes it to :func:`strip_title`, which removes it from the start of the text.
-- Tokens: NLTK's :class:`~nltk.tokenize.RegexpTokenizer` (needs no downloaded data) keeps words
+- Tokens: one regular expression (:data:`TOKEN_PATTERN`, the pattern and engine of NLTK's
+  :class:`~nltk.tokenize.RegexpTokenizer`, which this module used before; a test holds the two
+  equal, and the pattern alone spares importing NLTK) keeps words
   with inner hyphens or apostrophes (``south-west``, ``o'brien``) as one token, so hyphenated
   multi-word terms survive; English clitics (``'s``, ``n't``, ``'re``, ``'ve``, ``'ll``,
   ``'d``, ``'m``) are cut off.
@@ -41,8 +43,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from typing import Any
 
+import regex
 import simplemma
 
 __all__ = [
@@ -89,6 +91,7 @@ def __getattr__(name: str) -> frozenset[str]:
         return stop_words()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 _URL = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"')\]]+", re.IGNORECASE)
 _EMAIL = re.compile(r"<?\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b>?")
 _MESSAGE_ID = re.compile(r"<[^<>\s]+@[^<>\s]+>")
@@ -100,24 +103,24 @@ _PLAIN_REFERENCE_HEADING = re.compile(
     r"^\s*(?:" + "|".join(re.escape(n) for n in _REFERENCE_NAMES) + r")\s*:?\s*$", re.IGNORECASE)
 
 
-
-@functools.cache
-def _tokenizer() -> Any:
-    """NLTK's tokenizer of words with inner hyphens/apostrophes, numbers with separators, or any other non-space
-    run (made on first use: importing NLTK takes seconds)."""
-    from nltk.tokenize import RegexpTokenizer
-
-    return RegexpTokenizer(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\w+(?:[.,:/-]\w+)*|[^\w\s]+")
-
+#: Words with inner hyphens/apostrophes, numbers with separators, or any other non-space run: the
+#: pattern and flags this module gave NLTK's ``RegexpTokenizer`` (whose ``tokenize`` is the pattern's
+#: ``findall``; no branch matches the empty string). Compiled with the ``regex`` engine, as NLTK 3.10
+#: compiles it (``nltk.redos``): its ``\w`` and ``\d`` differ from ``re``'s on superscripts (``II²``)
+#: and combining accents, so naming the engine here keeps the tokens from changing with the NLTK version.
+TOKEN_PATTERN = regex.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\w+(?:[.,:/-]\w+)*|[^\w\s]+",
+                              re.UNICODE | re.MULTILINE | re.DOTALL)
 _CLITIC = re.compile(r"(?:'s|'re|'ve|'ll|'d|'m|n't)$", re.IGNORECASE)
 _TERM = re.compile(r"^[^\W\d_]+(?:[-'][^\W\d_]+)*$")
 
 
 def strip_links(text: str) -> str:
     """Remove URLs, e-mail addresses and message ids (AlShuhail2021 5.1.2: "external links")."""
-    text = _MESSAGE_ID.sub(" ", text)
-    text = _URL.sub(" ", text)
-    return _EMAIL.sub(" ", text)
+    if "@" in text:  # a message id and an e-mail address hold an @, a URL :// or www.
+        text = _MESSAGE_ID.sub(" ", text)
+    if "://" in text or "www." in text.lower():
+        text = _URL.sub(" ", text)
+    return _EMAIL.sub(" ", text) if "@" in text else text
 
 
 def _is_reference_heading(line: str) -> bool | None:
@@ -167,15 +170,14 @@ def strip_title(text: str, title: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Tokens as written (words, numbers, punctuation runs), clitics cut off words.
 
-    Uses NLTK's RegexpTokenizer, which needs no downloaded data.
+    :data:`TOKEN_PATTERN`'s matches; a text without an apostrophe has no clitic to cut.
     """
-    tokens: list[str] = []
-    for token in _tokenizer().tokenize(text.replace("’", "'")):
-        if "'" in token:
-            token = _CLITIC.sub("", token)
-        if token:
-            tokens.append(token)
-    return tokens
+    text = text.replace("’", "'")
+    tokens = TOKEN_PATTERN.findall(text)
+    if "'" not in text:
+        return tokens
+    cut = (_CLITIC.sub("", token) if "'" in token else token for token in tokens)
+    return [token for token in cut if token]
 
 
 def lemmatize_tokens(tokens: Iterable[str], cache: dict[str, str] | None = None) -> list[str]:
@@ -208,9 +210,24 @@ def filter_tokens(tokens: Iterable[str], cache: dict[str, str] | None = None) ->
     or any character other than a letter or an inner hyphen/apostrophe, or when its lemma is a
     single character (all compared in lower case). Order and repeats are kept; terms are lower
     case.
+
+    The decision depends on the token alone, so it is made once per distinct token: ``cache``
+    (token -> the term it gives, ``""`` when it is dropped) may be shared between the calls of one
+    job, as :func:`preprocess_text`'s callers do over a whole corpus.
     """
-    candidates = [t for t in tokens if _keep(t.lower())]
-    return [lemma for lemma in lemmatize_tokens(candidates, cache) if _keep(lemma)]
+    memo = {} if cache is None else cache
+    out: list[str] = []
+    for token in tokens:
+        term = memo.get(token)
+        if term is None:
+            term = ""
+            if _keep(token.lower()):
+                lemma = lemmatize_tokens([token])[0]
+                term = lemma if _keep(lemma) else ""
+            memo[token] = term
+        if term:
+            out.append(term)
+    return out
 
 
 def distinct_terms(terms: Iterable[str]) -> list[str]:
@@ -223,7 +240,7 @@ def preprocess_text(text: str, title: str = "", cache: dict[str, str] | None = N
 
     Steps: remove the title, wiki headings, reference sections and links; tokenise; lemmatise;
     drop stop words, numbers, punctuation and single characters. Apply :func:`distinct_terms`
-    to get the article's transaction.
+    to get the article's transaction. ``cache``: :func:`filter_tokens`'s, shared over a corpus.
     """
     if title:
         text = strip_title(text, title)
