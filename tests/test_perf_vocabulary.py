@@ -14,38 +14,43 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attacks.cover.knowledge import WORDNET_DIR, external_vocabulary
+from attacks.cover.knowledge import WORDNET_DIR, external_vocabulary, wordnet_index_words
 
 _PART = re.compile(r"^[a-z]{3,}$")
 
 
-def _line_by_line(files: list[Path]) -> tuple[str, ...]:
+def _line_by_line(lines: list[str]) -> set[str]:
     words: set[str] = set()
-    for index in files:
-        with open(index, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                line = line.rstrip("\n")
-                if line and not line.startswith(" "):
-                    lemma = line.split(" ", 1)[0].replace("_", " ")
-                    if lemma and all(_PART.match(part) for part in lemma.split(" ")):
-                        words.add(lemma)
-    return tuple(sorted(words))
+    for line in lines:
+        line = line.rstrip("\n")
+        if line and not line.startswith(" "):
+            lemma = line.split(" ", 1)[0].replace("_", " ")
+            if lemma and all(_PART.match(part) for part in lemma.split(" ")):
+                words.add(lemma)
+    return words
+
+
+def _lines_of(path: Path) -> list[str]:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return list(handle)
 
 
 _LINE = st.text(alphabet="abcz_ -\nA1é", max_size=40)
 
 
-@settings(max_examples=150, deadline=None)
-@given(noun=st.lists(_LINE, max_size=8), verb=st.lists(_LINE, max_size=4))
-def test_one_search_per_file_equals_the_line_by_line_reading(tmp_path_factory, noun, verb):
-    folder = tmp_path_factory.mktemp("wordnet")
-    # one valid line, so that the folder is always read as WordNet (no fall-through to GloVe)
-    (folder / "index.noun").write_text("\n".join([*noun, "zebra n 1"]), encoding="utf-8")
-    (folder / "index.verb").write_text("\n".join(verb) + "\n", encoding="utf-8")
-    expected = _line_by_line([folder / "index.noun", folder / "index.verb"])
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=12), st.booleans())
+def test_one_search_equals_the_line_by_line_reading(lines, final_newline):
+    text = "\n".join(lines) + ("\n" if final_newline else "")
+    assert wordnet_index_words(text) == _line_by_line(text.splitlines(keepends=True))
+
+
+def test_a_folder_of_index_files_is_read_as_wordnet(tmp_path):
+    (tmp_path / "index.noun").write_text("  1 licence\nhot_dog n 1\nzebra n 1\nx_ray n 1\n")
+    (tmp_path / "index.adv").write_text("quickly r 1")
     external_vocabulary.cache_clear()
     try:
-        assert external_vocabulary(str(folder)) == (f"wordnet:{folder}", expected)
+        assert external_vocabulary(str(tmp_path)) == (f"wordnet:{tmp_path}", ("hot dog", "quickly", "zebra"))
     finally:
         external_vocabulary.cache_clear()
 
@@ -63,5 +68,5 @@ def test_debians_wordnet_gives_the_same_words():
     finally:
         external_vocabulary.cache_clear()
     assert source == f"wordnet:{WORDNET_DIR}"
-    assert words == _line_by_line(present)
+    assert set(words) == set().union(*(_line_by_line(_lines_of(f)) for f in present))
     assert len(words) > 50_000

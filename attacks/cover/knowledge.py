@@ -149,6 +149,12 @@ def random_reconstruction(release: Release, seed: int = 0) -> dict[str, list[set
     return out
 
 
+def wordnet_index_words(text: str) -> set[str]:
+    """The words of a WordNet index file's text: each line's lemma (up to its first space; a line that
+    starts with a space is the licence) with ``_`` read as a space, when every part is a :data:`_WORD`."""
+    return {lemma.replace("_", " ") for lemma in _WORDNET_LEMMA.findall(text)}
+
+
 @functools.lru_cache(maxsize=4)
 def external_vocabulary(wordnet_dir: str = str(WORDNET_DIR)) -> tuple[str, tuple[str, ...]]:
     """(source name, sorted words) of the first external word list found (see module docstring)."""
@@ -157,8 +163,7 @@ def external_vocabulary(wordnet_dir: str = str(WORDNET_DIR)) -> tuple[str, tuple
     for pos in ("noun", "verb", "adj", "adv"):
         index = base / f"index.{pos}"
         if index.is_file():
-            words.update(lemma.replace("_", " ") for lemma in _WORDNET_LEMMA.findall(
-                index.read_text(encoding="utf-8", errors="replace")))
+            words.update(wordnet_index_words(index.read_text(encoding="utf-8", errors="replace")))
     if words:
         return f"wordnet:{base}", tuple(sorted(words))
     try:
