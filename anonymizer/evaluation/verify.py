@@ -65,7 +65,13 @@ the fast reader of :mod:`anonymizer.io.json_fast` accepts (a plain, canonical fi
 repeated, every sub-record's terms sorted and distinct), are read into arrays and checked by
 :func:`anonymizer.model.arrays.validate` (every sub-record non-empty, sorted and distinct, every
 id and offset in range), so their sub-records are not checked again one by one here; everything
-else above is checked the same way for both.
+else above is checked the same way for both. A release in memory (a :class:`Release` not read from
+a file) is verified as the JSON it would be published as: its ``to_dict()`` encoded and offered to
+the same fast reader, so it is checked exactly as its saved file would be (the object path when the
+reader declines); the fast reader is offered a JSON file of any size here (:func:`verify_file`),
+not only the large ones :func:`anonymizer.io.release_files.load_release` gives it, since settling
+components on arrays saves more than importing pyarrow costs (kosarak10k at k=3: 0.15 s against
+0.77 s as objects).
 
 **Settled components** (issue 25). On a release read into arrays, the components for which the
 answer is known without the object model (no line to report, and the proven condition holds by a
@@ -306,6 +312,10 @@ def verify(release: Any, exact: bool = False, exact_max_records: int = EXACT_MAX
     if isinstance(release, (str, os.PathLike)):
         return verify_file(release, exact=exact, exact_max_records=exact_max_records)
     trusted = bool(getattr(release, "validated", False))
+    if not trusted and hasattr(release, "to_dict") and not isinstance(release, dict):
+        published = _as_published(release, source)
+        if published is not None:
+            return verify(published, exact=exact, exact_max_records=exact_max_records, source=source)
     if trusted:
         report = _verify_arrays(release, exact, exact_max_records, source)
         if report is not None:
@@ -386,6 +396,27 @@ def _verify_arrays(release: Any, exact: bool, exact_max_records: int, source: st
                         components_unproven=n_unproven, k=k, m=m)
 
 
+def _as_published(release: Any, source: str) -> Any | None:
+    """``release`` (a release in memory) as the strict fast reader reads its JSON, or None where the reader
+    declines it or it does not encode (the caller decides it as objects)."""
+    import orjson
+
+    try:
+        data = orjson.dumps(release.to_dict())
+    except (TypeError, ValueError, AttributeError):  # not a plain release object: the object path says what
+        return None
+    return _read_fast(data, source)
+
+
+def _read_fast(data: bytes, source: str) -> Any | None:
+    """The release the fast reader makes of the JSON ``data`` (validated arrays), or None."""
+    from anonymizer.io.json_fast import arrays_from_json_bytes
+    from anonymizer.model.release import Release
+
+    arrays = arrays_from_json_bytes(data, source)
+    return None if arrays is None else Release.from_arrays(arrays, source)
+
+
 def _known_chunks(a: ReleaseArrays, k: int | None, m: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Record chunks known k^m-anonymous, shared chunks known k^m-anonymous and known k-anonymous
     (:mod:`anonymizer.evaluation.verify_arrays`), or None when that is not counted at once."""
@@ -415,7 +446,7 @@ def verify_file(path: str | os.PathLike[str], exact: bool = False,
     The file is read with :func:`corpora.common.files.read_text_bounded` (at most
     :data:`MAX_RELEASE_BYTES`, UTF-8, no NUL byte). A parquet release, and a JSON release the fast
     reader accepts, are read into arrays (module docstring, "Reading")."""
-    from anonymizer.io.json_fast import read_release_json_arrays
+    from anonymizer.io.json_fast import MIN_FAST_BYTES, read_release_json_arrays
     from anonymizer.io.parquet import is_parquet, read_release_parquet
     from anonymizer.model.release import Release
 
@@ -426,6 +457,10 @@ def verify_file(path: str | os.PathLike[str], exact: bool = False,
         return verify(Release.from_arrays(arrays, str(path)), exact=exact, exact_max_records=exact_max_records,
                       source=str(path))
     text = read_text_bounded(path, MAX_RELEASE_BYTES)
+    data = text.encode("utf-8")  # a small file, which read_release_json_arrays leaves: "Reading" in the module doc
+    fast = _read_fast(data, str(path)) if len(data) < MIN_FAST_BYTES else None
+    if fast is not None:
+        return verify(fast, exact=exact, exact_max_records=exact_max_records, source=str(path))
     repeated: list[str] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
