@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonymizer.disassociation.shared_chunks import PackedSubrecords, SharedChunk
 from anonymizer.disassociation.verpart import PartitionTable
 from anonymizer.model.release import Cluster, ClusterTruth, JointCluster, JointClusterTruth, Release, Truth
 from corpora.common.seeds import generator
@@ -210,36 +211,56 @@ def _term_chunks(table: PartitionTable, plans: Sequence, ids: np.ndarray
     return tc_bounds, tc_terms, tc_lists
 
 
+def _packed(chunk: SharedChunk) -> PackedSubrecords:
+    """A chunk's sub-records packed (REFINE's own chunks already are; a chunk given as pairs is packed here,
+    its listed order kept, empty sub-records included)."""
+    if chunk.packed is not None:
+        return chunk.packed
+    number: dict[tuple[str, ...], int] = {}
+    pairs = chunk.subrecords
+    classes = [number.setdefault(tuple(sub), len(number)) for _, sub in pairs]
+    return PackedSubrecords([r for r, _ in pairs], classes, list(number))
+
+
 def _shared_chunks(plans: Sequence, vocabulary: Sequence[str], hashes: np.ndarray, rng: np.random.Generator,
                    ids: np.ndarray) -> tuple[list[tuple[str, ...]], list[int], list[int]]:
     """All shared sub-records at once, chunk after chunk in plan order: content order by the same
-    set hash, then the seeded shuffle. Returns the sub-records, their records and the chunks' bounds."""
+    set hash, then the seeded shuffle. Returns the sub-records, their records and the chunks' bounds.
+
+    A chunk's sub-records come packed (:class:`~anonymizer.disassociation.shared_chunks.PackedSubrecords`):
+    each distinct sub-record is hashed once, and the records and sub-record numbers are shuffled as arrays."""
     term_id = {t: i for i, t in enumerate(vocabulary)}
-    pairs: list[tuple[int, tuple[str, ...]]] = []
+    records: list[list[int]] = []
+    classes: list[list[int]] = []
+    class_terms: list[tuple[str, ...]] = []
+    first_class: list[int] = []
     listed: list[int] = []
     for plan in plans:
         for chunk in plan.shared_chunks:
-            pairs.extend(chunk.subrecords)
-            listed.append(len(chunk.subrecords))
-    flat_recs_t, flat_subs_t = zip(*pairs, strict=True) if pairs else ((), ())
-    del pairs
-    flat_subs: list[tuple[str, ...]] = list(map(tuple, flat_subs_t))  # (a tuple maps to itself)
-    del flat_subs_t
-    sub_len = np.fromiter(map(len, flat_subs), dtype=np.int64, count=len(flat_subs))
-    flat_rec_ids = np.fromiter(flat_recs_t, dtype=np.int64, count=len(flat_recs_t))
-    del flat_recs_t
+            packed = _packed(chunk)
+            first_class.append(len(class_terms))
+            class_terms.extend(packed.class_terms)
+            records.append(packed.records)
+            classes.append(packed.classes)
+            listed.append(len(packed.records))
+    n_listed = sum(listed)
     listed_group = np.repeat(np.arange(len(listed), dtype=np.int64), listed)
-    if (sub_len == 0).any():  # empty sub-records are implied, never listed
-        nonempty = np.flatnonzero(sub_len)
-        flat_subs = [flat_subs[i] for i in nonempty.tolist()]
-        sub_len, flat_rec_ids, listed_group = sub_len[nonempty], flat_rec_ids[nonempty], listed_group[nonempty]
+    flat_rec_ids = np.fromiter(itertools.chain.from_iterable(records), dtype=np.int64, count=n_listed)
+    flat_class = np.fromiter(itertools.chain.from_iterable(classes), dtype=np.int64, count=n_listed)
+    flat_class += np.repeat(np.asarray(first_class, dtype=np.int64), listed)
+    del records, classes
+    class_len = np.fromiter(map(len, class_terms), dtype=np.int64, count=len(class_terms))
+    if (class_len[flat_class] == 0).any():  # empty sub-records are implied, never listed
+        nonempty = np.flatnonzero(class_len[flat_class])
+        flat_rec_ids, flat_class, listed_group = flat_rec_ids[nonempty], flat_class[nonempty], listed_group[nonempty]
     chunk_sizes = np.bincount(listed_group, minlength=len(listed)).tolist()
-    flat_terms = np.fromiter(map(term_id.__getitem__, itertools.chain.from_iterable(flat_subs)), dtype=np.int64,
-                             count=int(sub_len.sum()))
-    sub_first = np.cumsum(sub_len) - sub_len
-    shared_hash = (np.add.reduceat(hashes[flat_terms], sub_first) if len(flat_subs)
-                   else np.zeros(0, dtype=np.uint64))
-    shared_order_arr = shuffled_order(listed_group, shared_hash, rng)
+    flat_terms = np.fromiter(map(term_id.__getitem__, itertools.chain.from_iterable(class_terms)), dtype=np.int64,
+                             count=int(class_len.sum()))
+    class_hash = np.zeros(len(class_terms), dtype=np.uint64)
+    starts = np.flatnonzero(class_len)
+    if len(starts):  # each non-empty sub-record's terms run up to the next non-empty one's
+        class_hash[starts] = np.add.reduceat(hashes[flat_terms], (np.cumsum(class_len) - class_len)[starts])
+    shared_order_arr = shuffled_order(listed_group, class_hash[flat_class], rng)
     ordered_recs = ids[flat_rec_ids[shared_order_arr]].tolist()
-    ordered_subs = list(map(flat_subs.__getitem__, shared_order_arr.tolist()))
+    ordered_subs = list(map(class_terms.__getitem__, flat_class[shared_order_arr].tolist()))
     return ordered_subs, ordered_recs, np.cumsum([0, *chunk_sizes]).tolist()

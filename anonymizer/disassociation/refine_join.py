@@ -46,7 +46,7 @@ from anonymizer.disassociation.refine_leaves import (
     leaves_from_table,
     prepare_leaves,
 )
-from anonymizer.disassociation.shared_chunks import SharedChunk, group_refining_terms
+from anonymizer.disassociation.shared_chunks import PackedSubrecords, SharedChunk, group_refining_terms
 from anonymizer.disassociation.verpart import PartitionTable
 from corpora.dataset import TransactionDataset
 
@@ -296,11 +296,12 @@ def _joint_chunks(st: RefineState, placed: list[int], groups_of: dict[int, list[
     order = sorted(placed, key=lambda t: (-supports[t], t))
     chunks = []
     for group, sub in group_refining_terms(postings, order, restricted, st.k, st.m):
-        named = {key: tuple(map(voc.__getitem__, sorted(key))) for key in set(sub.values())}  # few per chunk
+        # the chunk's few distinct sub-records, numbered in order of first appearance (equal ones are one tuple)
+        number = {key: i for i, key in enumerate(dict.fromkeys(sub.values()))}
         records = sorted(sub)
-        chunks.append(SharedChunk(list(map(voc.__getitem__, sorted(group))),
-                                  list(zip(records, map(named.__getitem__, map(sub.__getitem__, records)),
-                                           strict=True))))
+        chunks.append(SharedChunk.packed_from(list(map(voc.__getitem__, sorted(group))), PackedSubrecords(
+            records, list(map(number.__getitem__, map(sub.__getitem__, records))),
+            [tuple(map(voc.__getitem__, sorted(key))) for key in number])))
     return chunks, removed
 
 

@@ -19,28 +19,89 @@ remaining term that keeps it valid. The k^m test only counts the itemsets that c
 from __future__ import annotations
 
 import itertools
-from collections import Counter
+from collections import Counter, _count_elements  # type: ignore[attr-defined]
 from collections.abc import Collection, Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from anonymizer.model.conditions import is_k_anonymous
 
-__all__ = ["SharedChunk", "build_shared_chunks", "group_refining_terms", "is_k_anonymous"]
+__all__ = ["PackedSubrecords", "SharedChunk", "build_shared_chunks", "group_refining_terms", "is_k_anonymous"]
 
 T = TypeVar("T", bound=Hashable)
 
 
-@dataclass
 class SharedChunk:
     """A shared chunk of a joint cluster (Terrovitis2012 section 3, Figure 3).
 
     ``terms`` is its domain T_i (sorted); ``subrecords`` lists, by increasing record id, each
     record of the joint's leaves whose projection on the chunk is non-empty, with that projection.
+
+    REFINE makes its chunks packed (:attr:`packed`): the records (ascending) and each one's sub-record
+    as an index into the chunk's few distinct sub-records, so the release builder hashes each distinct
+    sub-record once and shuffles numbers, and no (record, sub-record) pair is made;
+    ``subrecords`` is built from them on first use. Equal chunks compare equal however they were made.
     """
 
-    terms: list[str]
-    subrecords: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    __slots__ = ("terms", "_subrecords", "_packed")
+
+    def __init__(self, terms: list[str], subrecords: list[tuple[int, tuple[str, ...]]] | None = None) -> None:
+        self.terms = terms
+        self._subrecords = [] if subrecords is None else subrecords
+        self._packed: PackedSubrecords | None = None
+
+    @classmethod
+    def packed_from(cls, terms: list[str], packed: PackedSubrecords) -> SharedChunk:
+        """A chunk given by its packed sub-records (see the class docstring)."""
+        chunk = cls(terms)
+        chunk._subrecords = None  # type: ignore[assignment]
+        chunk._packed = packed
+        return chunk
+
+    @property
+    def subrecords(self) -> list[tuple[int, tuple[str, ...]]]:
+        if self._subrecords is None:
+            p = self._packed
+            assert p is not None
+            self._subrecords = list(zip(p.records, map(p.class_terms.__getitem__, p.classes), strict=True))
+        return self._subrecords
+
+    @subrecords.setter
+    def subrecords(self, value: list[tuple[int, tuple[str, ...]]]) -> None:
+        self._subrecords, self._packed = value, None
+
+    @property
+    def packed(self) -> PackedSubrecords | None:
+        """The packed sub-records, when REFINE made the chunk (None for a chunk given as pairs)."""
+        return self._packed
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SharedChunk):
+            return NotImplemented
+        return self.terms == other.terms and self.subrecords == other.subrecords
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SharedChunk(terms={self.terms!r}, subrecords={self.subrecords!r})"
+
+    def __getstate__(self) -> tuple[list[str], list[tuple[int, tuple[str, ...]]] | None, PackedSubrecords | None]:
+        return self.terms, self._subrecords, self._packed
+
+    def __setstate__(self, state: tuple[list[str], list[tuple[int, tuple[str, ...]]] | None,
+                                        PackedSubrecords | None]) -> None:
+        self.terms, self._subrecords, self._packed = state
+
+
+@dataclass(frozen=True)
+class PackedSubrecords:
+    """A shared chunk's sub-records without one pair per record: ``records`` ascending and ``classes[i]``
+    the index of record ``records[i]``'s sub-record in ``class_terms`` (the chunk's distinct sub-records,
+    each a sorted tuple of terms)."""
+
+    records: list[int]
+    classes: list[int]
+    class_terms: list[tuple[str, ...]]
 
 
 def group_refining_terms(
@@ -119,11 +180,9 @@ class _Chunk(Generic[T]):
             # The records of t leave their sub-record ``old`` (None: no sub-record yet) for ``old + (t,)``,
             # a new one (t is not in the chunk): each new sub-record is listed d times, and ``old`` as
             # often as before minus d; both must be 0 or at least k.
-            counts, sub = self.counts, self.sub
+            counts = self.counts
             touched: dict[tuple[T, ...] | None, int] = {}
-            for r in records:
-                old = sub.get(r)
-                touched[old] = touched.get(old, 0) + 1
+            _count_elements(touched, map(self.sub.get, records))  # C-level counting into a plain dict
             for old, d in touched.items():
                 if d < k or (old is not None and 0 < counts[old] - d < k):
                     return False
@@ -144,8 +203,7 @@ class _Chunk(Generic[T]):
         sub = self.sub
         olds = list(map(sub.get, records))  # None: no sub-record yet
         touched: dict[tuple[T, ...] | None, int] = {}
-        for old in olds:
-            touched[old] = touched.get(old, 0) + 1
+        _count_elements(touched, olds)
         # one new sub-record per sub-record t touches, shared by its records
         new_of = {old: (t,) if old is None else old + (t,) for old in touched}
         sub.update(zip(records, map(new_of.__getitem__, olds), strict=True))
