@@ -1,0 +1,138 @@
+"""The fourth round of the single-process run (issue 25) against slow, independent references.
+
+* packed shared chunks (:class:`PackedSubrecords`: REFINE's records and sub-record numbers, which the release
+  builder hashes per distinct sub-record): the builder's shared chunks against the pair-by-pair builder of the
+  third round, with chunks from REFINE and chunks given as pairs (empty sub-records included), and a packed
+  chunk equal, as a value and through pickle, to the same chunk given as pairs;
+* the end of ``python -m anonymizer`` (:mod:`anonymizer.cli.exiting`): the files, the printed lines and the
+  ``atexit`` handlers are those of the in-process run; nothing is held unless armed, nor under a profiler.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_perf_anon import _random_dataset
+
+from anonymizer.cli import exiting
+from anonymizer.disassociation import publish
+from anonymizer.disassociation.horpart import horpart, join_small_clusters
+from anonymizer.disassociation.refine import refine
+from anonymizer.disassociation.refine_join import JointPlan
+from anonymizer.disassociation.shared_chunks import PackedSubrecords, SharedChunk
+from anonymizer.disassociation.verpart import partition_clusters
+from corpora.common.seeds import generator
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shared_chunks_reference(plans, vocabulary, hashes, rng, ids):  # noqa: ANN001, ANN202 - the third round's
+    term_id = {t: i for i, t in enumerate(vocabulary)}
+    pairs, listed = [], []
+    for plan in plans:
+        for chunk in plan.shared_chunks:
+            pairs.extend(chunk.subrecords)
+            listed.append(len(chunk.subrecords))
+    recs = [r for r, _ in pairs]
+    subs = [tuple(sub) for _, sub in pairs]
+    group = np.repeat(np.arange(len(listed), dtype=np.int64), listed)
+    keep = [i for i, sub in enumerate(subs) if sub]
+    subs, recs, group = [subs[i] for i in keep], [recs[i] for i in keep], group[keep]
+    sizes = np.bincount(group, minlength=len(listed)).tolist()
+    sub_hash = np.array([int(np.sum(hashes[[term_id[t] for t in sub]], dtype=np.uint64)) for sub in subs],
+                        dtype=np.uint64)
+    order = publish.shuffled_order(group, sub_hash, rng).tolist()
+    return [subs[i] for i in order], [int(ids[recs[i]]) for i in order], np.cumsum([0, *sizes]).tolist()
+
+
+def _plans(seed: int) -> tuple[list[JointPlan], list[str]]:
+    ds = _random_dataset(seed, n=400, domain=50)
+    k, m = 2 + seed % 3, 2 + seed % 2
+    hp = join_small_clusters(horpart(ds, k, 2 * k + 4, "original"), ds, k, 2 * k + 4)
+    plans = refine(ds, partition_clusters(ds, hp.clusters, k, m), k, m)
+    return plans, list(ds.vocabulary)
+
+
+def _as_pairs(plans: list[JointPlan], rng: np.random.Generator) -> list[JointPlan]:
+    """The same plans with every chunk given as pairs, shuffled, some with empty sub-records listed."""
+    out = []
+    for plan in plans:
+        chunks = []
+        for chunk in plan.shared_chunks:
+            pairs = list(chunk.subrecords)
+            pairs += [(int(r), ()) for r in rng.integers(10_000, 20_000, size=int(rng.integers(0, 3)))]
+            rng.shuffle(pairs)
+            chunks.append(SharedChunk(list(chunk.terms), [(int(r), tuple(sub)) for r, sub in pairs]))
+        out.append(JointPlan(list(plan.children), chunks, dict(plan.removed)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_builder_shared_chunks_match_pairwise_reference(seed: int) -> None:
+    plans, vocabulary = _plans(seed)
+    assert plans and all(c.packed is not None for p in plans for c in p.shared_chunks), "REFINE packs its chunks"
+    rng = np.random.default_rng(seed)
+    hashes = publish.term_hashes(len(vocabulary))
+    ids = np.asarray(rng.permutation(20_000), dtype=object)
+    for given in (plans, _as_pairs(plans, rng), []):
+        got = publish._shared_chunks(given, vocabulary, hashes, generator(seed, "publish"), ids)
+        expected = _shared_chunks_reference(given, vocabulary, hashes, generator(seed, "publish"), ids)
+        assert got == expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_packed_chunk_is_the_chunk_of_pairs(seed: int) -> None:
+    plans, _ = _plans(seed)
+    for chunk in itertools.chain.from_iterable(p.shared_chunks for p in plans):
+        packed = chunk.packed
+        assert packed is not None and packed.records == sorted(packed.records)
+        pairs = [(r, packed.class_terms[c]) for r, c in zip(packed.records, packed.classes, strict=True)]
+        twin = SharedChunk(list(chunk.terms), pairs)
+        assert twin.packed is None and twin == chunk and chunk == twin and chunk.subrecords == pairs
+        assert all(sub and list(sub) == sorted(sub) for sub in packed.class_terms)
+        assert len(set(packed.class_terms)) == len(packed.class_terms) == len(set(packed.classes))
+        back = pickle.loads(pickle.dumps(chunk))
+        assert back == chunk and back.packed == chunk.packed
+    assert SharedChunk(["a"]) != SharedChunk(["a"], [(1, ("a",))])
+    loose = SharedChunk.packed_from(["a"], PackedSubrecords([1, 4], [0, 0], [("a",)]))
+    assert repr(loose) == "SharedChunk(terms=['a'], subrecords=[(1, ('a',)), (4, ('a',))])"
+
+
+def test_hold_keeps_nothing_unless_armed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(exiting, "_HELD", [])
+    monkeypatch.setattr(exiting, "_ARMED", False)
+    exiting.hold(object())
+    assert exiting._HELD == []
+    monkeypatch.setattr(sys, "getprofile", lambda: object())
+    exiting.arm()
+    assert exiting._ARMED is False  # a profiler writes its results after the program returns
+
+
+def test_python_m_anonymizer_ends_like_the_in_process_run(tmp_path: Path) -> None:
+    data = tmp_path / "data.txt"
+    data.write_text("".join(" ".join(sorted(r)) + "\n" for r in _random_dataset(3, n=200).records))
+    args = [str(data), "-k", "3", "-m", "2", "--max-cluster-size", "8", "--seed", "5"]
+    hook = tmp_path / "hook.py"  # an atexit handler, as a library would register one
+    hook.write_text(f"import atexit\natexit.register(lambda: open({str(tmp_path / 'atexit')!r}, 'w').write('ran'))\n")
+    script = (f"import runpy, sys; sys.path.insert(0, {str(tmp_path)!r}); import hook; "
+              "sys.argv = ['anonymizer', *sys.argv[1:]]; runpy.run_module('anonymizer', run_name='__main__')")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", script, *args, "-o", str(tmp_path / "a.json"), "--truth",
+                          str(tmp_path / "a-truth.json")], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "atexit").read_text() == "ran"
+    from anonymizer.__main__ import main
+
+    assert main([*args, "-o", str(tmp_path / "b.json"), "--truth", str(tmp_path / "b-truth.json")]) == 0
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    a_truth = (tmp_path / "a-truth.json").read_bytes()
+    assert a_truth == (tmp_path / "b-truth.json").read_bytes()
+    lines = out.stdout.splitlines()
+    assert len(lines) == 5 and lines[0].endswith(f"(truth: {tmp_path / 'a-truth.json'})") and "tlost" in lines[3]
