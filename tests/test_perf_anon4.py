@@ -136,3 +136,42 @@ def test_python_m_anonymizer_ends_like_the_in_process_run(tmp_path: Path) -> Non
     assert a_truth == (tmp_path / "b-truth.json").read_bytes()
     lines = out.stdout.splitlines()
     assert len(lines) == 5 and lines[0].endswith(f"(truth: {tmp_path / 'a-truth.json'})") and "tlost" in lines[3]
+
+
+def _term_chunk_reference(table, plans) -> list[list[tuple[str, list[int]]]]:  # noqa: ANN001
+    """Each cluster's term chunk: its pairs outside every record chunk, less the terms the plans remove."""
+    removed = {(c, t) for plan in plans for c, terms in plan.removed.items() for t in terms}
+    out: list[list[tuple[str, list[int]]]] = [[] for _ in table.clusters]
+    for i in range(len(table.pair_term)):
+        c, term = int(table.pair_cluster[i]), table.vocabulary[int(table.pair_term[i])]
+        if table.pair_chunk[i] < 0 and (c, term) not in removed:
+            out[c].append((term, table.entry_record[table.pair_start[i]:table.pair_end[i]].tolist()))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_term_chunks_drop_what_the_plans_remove(seed: int) -> None:
+    import dataclasses
+
+    ds = _random_dataset(seed, n=400, domain=50)
+    k, m = 2 + seed % 3, 2
+    hp = join_small_clusters(horpart(ds, k, 2 * k + 4, "original"), ds, k, 2 * k + 4)
+    table = partition_clusters(ds, hp.clusters, k, m)
+    plans = refine(ds, table, k, m)
+    assert any(p.removed for p in plans)
+    held = {table.vocabulary[t] for t in table.pair_term[table.pair_cluster == 0].tolist()}
+    absent = sorted(set(table.vocabulary) - held)[:3]  # removing what a cluster does not hold drops nothing
+    plans = [*plans, JointPlan([0, 1], [], {0: [*absent, "~not-a-term"], 1: absent[:1]})]
+    # the same pairs with each cluster's listed in reverse: no longer sorted by term (the general lookup)
+    flipped = np.concatenate([np.flatnonzero(table.pair_cluster == c)[::-1] for c in range(len(table.clusters))])
+    lens = (table.pair_end - table.pair_start)[flipped]
+    entries = [table.entry_record[a:b] for a, b in zip(table.pair_start[flipped], table.pair_end[flipped],
+                                                        strict=True)]
+    reordered = dataclasses.replace(table, pair_cluster=table.pair_cluster[flipped], pair_term=table.pair_term[flipped],
+                                    pair_chunk=table.pair_chunk[flipped], pair_start=np.cumsum(lens) - lens,
+                                    pair_end=np.cumsum(lens), entry_record=np.concatenate(entries))
+    ids = np.arange(len(ds), dtype=object)
+    for given, turn in ((table, 1), (reordered, -1)):
+        bounds, terms, lists = publish._term_chunks(given, plans, ids)
+        got = [list(zip(terms[a:b], lists[a:b], strict=True)) for a, b in itertools.pairwise(bounds)]
+        assert got == [chunk[::turn] for chunk in _term_chunk_reference(table, plans)]

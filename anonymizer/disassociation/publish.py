@@ -199,8 +199,12 @@ def _term_chunks(table: PartitionTable, plans: Sequence, ids: np.ndarray
             gone_ids = [i for i in gone_ids if i is not None]
         gone = np.sort(owner * width + np.asarray(gone_ids, dtype=np.int64))
         pair_keys = table.pair_cluster.astype(np.int64) * width + table.pair_term
-        pos = np.minimum(np.searchsorted(gone, pair_keys), len(gone) - 1)
-        tc_mask &= gone[pos] != pair_keys
+        if len(pair_keys) and bool((pair_keys[1:] > pair_keys[:-1]).all()):  # VERPART's order: look the few up
+            pos = np.minimum(np.searchsorted(pair_keys, gone), len(pair_keys) - 1)
+            tc_mask[pos[pair_keys[pos] == gone]] = False
+        else:
+            pos = np.minimum(np.searchsorted(gone, pair_keys), len(gone) - 1)
+            tc_mask &= gone[pos] != pair_keys
     tc_pairs = np.flatnonzero(tc_mask)
     tc_bounds = np.searchsorted(table.pair_cluster[tc_pairs], np.arange(n_cl + 1)).tolist()
     tc_terms = voc[table.pair_term[tc_pairs]].tolist() if len(tc_pairs) else []
