@@ -56,22 +56,29 @@ def restore_lemma2(table: PartitionTable, plans: Sequence[JointPlan], k: int, m:
     its term chunk; a record chunk left without terms disappears. The input table is not
     modified; a new one is returned.
     """
-    emptied: dict[int, set[str]] = {}
+    n_cl = len(table.clusters)
+    # terms in each term chunk before any repair (a repair only changes its own cluster's pairs)
+    in_term_chunk = np.bincount(table.pair_cluster[table.pair_chunk < 0], minlength=n_cl).tolist()
+    listed: dict[int, int] = {}  # terms the plans take from each leaf, counted with repeats
     for plan in plans:
         for idx, terms in plan.removed.items():
-            emptied.setdefault(idx, set()).update(terms)
-    n_cl = len(table.clusters)
+            listed[idx] = listed.get(idx, 0) + len(terms)
+    # a leaf can have lost its whole term chunk only if the plans list at least as many terms for it
+    maybe = {idx for idx, n in listed.items() if in_term_chunk[idx] <= n}
+    emptied: dict[int, set[str]] = {idx: set() for idx in maybe}
+    for plan in plans:
+        for idx, terms in plan.removed.items():
+            if idx in emptied:
+                emptied[idx].update(terms)
     bounds = np.searchsorted(table.pair_cluster, np.arange(n_cl + 1)).tolist()
     chunk = table.pair_chunk.copy()
     n_chunks = table.n_chunks.copy()
-    support = (table.pair_end - table.pair_start).tolist()
-    # terms in each term chunk before any repair (a repair only changes its own cluster's pairs)
-    in_term_chunk = np.bincount(table.pair_cluster[table.pair_chunk < 0], minlength=n_cl).tolist()
     out = Lemma2Repair(table)
     for c in sorted(emptied):
         pairs = range(bounds[c], bounds[c + 1])
         if in_term_chunk[c] > len(emptied[c]):
             continue  # a term the joints did not take is still in the term chunk
+        support = {p: int(table.pair_end[p] - table.pair_start[p]) for p in pairs}
         records: list[set[int]] = [set() for _ in range(int(n_chunks[c]))]
         for p in pairs:
             if chunk[p] >= 0:
