@@ -232,3 +232,30 @@ def test_lemma2_repair_matches_reference(seed: int) -> None:
     assert (got.moved, got.occurrences) == (moved, occurrences)
     assert got.table.pair_chunk.tolist() == chunk.tolist() and got.table.n_chunks.tolist() == n_chunks.tolist()
     assert seed % 2 == 0 or m == 1 or moved, "the emptied term chunks should need repairs"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_writer_as_is_matches_encoded_parts(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonymizer.disassociation.pipeline import disassociate
+    from anonymizer.io import json_writer
+    from anonymizer.io.json_writer import ReleaseWriter, encode_part
+
+    ds = _random_dataset(seed, n=300, domain=60)
+    release, truth = disassociate(ds, k=2 + seed % 2, m=2, max_cluster_size=8, seed=seed, safe=seed % 2 == 1)
+    assert release.joint_clusters
+    monkeypatch.setattr(json_writer, "SLICE", 7)  # several slices per list
+    for with_truth in (True, False):
+        names = {way: (tmp_path / f"{way}.json", tmp_path / f"{way}-truth.json" if with_truth else None)
+                 for way in ("as-is", "encoded")}
+        for way, (path, truth_path) in names.items():
+            with ReleaseWriter(path, truth_path, release.params, seed=truth.seed, safe_seed=truth.safe_seed) as out:
+                for _ in range(2):  # a second part follows the first (its ids kept as they are)
+                    if way == "as-is":
+                        out.add(release, truth, renumber=False)
+                    else:
+                        out.add(encode_part(release, truth if with_truth else None), renumber=False)
+        for a, b in zip(names["as-is"], names["encoded"], strict=True):
+            assert a is None or a.read_bytes() == b.read_bytes()
+    with pytest.raises(ValueError, match="give a truth"), ReleaseWriter(tmp_path / "x.json", tmp_path / "xt.json",
+                                                                         release.params) as out:
+        out.add(release, None, renumber=False)
