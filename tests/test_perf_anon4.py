@@ -259,3 +259,24 @@ def test_writer_as_is_matches_encoded_parts(seed: int, tmp_path: Path, monkeypat
     with pytest.raises(ValueError, match="give a truth"), ReleaseWriter(tmp_path / "x.json", tmp_path / "xt.json",
                                                                          release.params) as out:
         out.add(release, None, renumber=False)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_first_equal_subrecord_matches_brute_force(seed: int) -> None:
+    """Random sub-records over few terms (many copies), with hashes that collide on purpose."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    subs = [tuple(sorted(set(rng.integers(0, 4, size=int(rng.integers(1, 4))).tolist()))) for _ in range(n)]
+    gid = np.sort(rng.integers(0, 3, size=n))
+    s_len = np.array([len(s) for s in subs], dtype=np.int64)
+    s_start = np.cumsum(s_len) - s_len
+    e_term = np.array([t for s in subs for t in s], dtype=np.int64)
+    true_hash = publish.term_hashes(4)
+    s_hash = np.array([int(np.sum(true_hash[list(s)], dtype=np.uint64)) for s in subs], dtype=np.uint64)
+    if seed % 2:  # collisions: every sub-record with every other of its length, or with every other at all
+        s_hash = (s_len if seed % 4 == 1 else np.zeros(n, dtype=np.int64)).astype(np.uint64)
+    rep = publish._first_equal(e_term, s_start, s_len, gid, s_hash).tolist()
+    if seed % 2 == 0:  # no collision: each sub-record points at the first equal one of its chunk
+        assert rep == [next(j for j in range(n) if gid[j] == gid[i] and subs[j] == subs[i]) for i in range(n)]
+    for i, r in enumerate(rep):  # always: an equal, earlier (or the same) sub-record of the same chunk
+        assert r <= i and gid[r] == gid[i] and subs[r] == subs[i]
