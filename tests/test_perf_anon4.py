@@ -275,7 +275,8 @@ def test_first_equal_subrecord_matches_brute_force(seed: int) -> None:
     s_hash = np.array([int(np.sum(true_hash[list(s)], dtype=np.uint64)) for s in subs], dtype=np.uint64)
     if seed % 2:  # collisions: every sub-record with every other of its length, or with every other at all
         s_hash = (s_len if seed % 4 == 1 else np.zeros(n, dtype=np.int64)).astype(np.uint64)
-    rep = publish._first_equal(e_term, s_start, s_len, gid, s_hash).tolist()
+    order = publish._content_order(gid, s_hash)
+    rep = publish._first_equal(e_term, s_start, s_len, order, gid, s_hash).tolist()
     if seed % 2 == 0:  # no collision: each sub-record points at the first equal one of its chunk
         assert rep == [next(j for j in range(n) if gid[j] == gid[i] and subs[j] == subs[i]) for i in range(n)]
     for i, r in enumerate(rep):  # always: an equal, earlier (or the same) sub-record of the same chunk

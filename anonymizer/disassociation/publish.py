@@ -43,15 +43,24 @@ def shuffled_order(groups: np.ndarray, hashes: np.ndarray, rng: np.random.Genera
     their input order among themselves, which the release cannot show. The shuffle draws a 32-bit
     key per item in content order; equal keys keep content order, so no tie reveals record order.
     """
-    n = len(groups)
-    if n == 0:
+    if len(groups) == 0:
         return np.zeros(0, dtype=np.int64)
+    return _shuffled(_content_order(groups, hashes), groups, rng)
+
+
+def _content_order(groups: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """Items by group, then hash, then input position (so equal hashes of a group are one run)."""
+    n = len(groups)
     by_hash = np.argsort(hashes, kind="stable")
     rank = np.empty(n, dtype=np.int64)
     rank[by_hash] = np.arange(n, dtype=np.int64)
+    return np.argsort((groups.astype(np.int64) << 32) | rank, kind="stable")
+
+
+def _shuffled(canonical: np.ndarray, groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """:func:`shuffled_order` from the content order: one 32-bit draw per item, in that order."""
     g = groups.astype(np.int64)
-    canonical = np.argsort((g << 32) | rank, kind="stable")
-    noise = rng.integers(0, 2**32, size=n, dtype=np.int64)
+    noise = rng.integers(0, 2**32, size=len(g), dtype=np.int64)
     return canonical[np.argsort((g[canonical] << 32) | noise, kind="stable")]
 
 
@@ -158,10 +167,14 @@ def _record_chunks(table: PartitionTable, hashes: np.ndarray, rng: np.random.Gen
     s_gid = e_gid[s_start]
     s_rec = e_rec[s_start]
     s_hash = np.add.reduceat(hashes[e_term], s_start) if len(s_start) else np.zeros(0, dtype=np.uint64)
-    final = shuffled_order(s_gid, s_hash, rng)
+    if len(s_start):
+        canonical = _content_order(s_gid, s_hash)
+        final = _shuffled(canonical, s_gid, rng)
+    else:
+        canonical = final = np.zeros(0, dtype=np.int64)
     # one tuple per distinct sub-record of a chunk, shared by its copies (most records of a cluster project
     # alike: at 200k, 17,256 distinct of 203,353)
-    rep = _first_equal(e_term, s_start, s_end - s_start, s_gid, s_hash)
+    rep = _first_equal(e_term, s_start, s_end - s_start, canonical, s_gid, s_hash)
     distinct = np.flatnonzero(rep == np.arange(len(rep)))
     number = np.empty(len(rep), dtype=np.int64)
     number[distinct] = np.arange(len(distinct))
@@ -176,17 +189,16 @@ def _record_chunks(table: PartitionTable, hashes: np.ndarray, rng: np.random.Gen
     return subs, sub_recs, g_bounds, chunk_offset
 
 
-def _first_equal(e_term: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, s_gid: np.ndarray,
+def _first_equal(e_term: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, order: np.ndarray, s_gid: np.ndarray,
                  s_hash: np.ndarray) -> np.ndarray:
-    """For each sub-record (its terms ``e_term[s_start:s_start + s_len]``), the first sub-record of the same
-    chunk with the same terms (itself when none comes before it). Sub-records with the same chunk, set hash
-    and length are candidates; their terms are compared entry by entry, and a candidate that differs from
-    the first of its run (a hash collision) stands for itself."""
+    """For each sub-record (its terms ``e_term[s_start:s_start + s_len]``), an earlier sub-record of the same
+    chunk with the same terms, or itself. ``order`` is the content order (:func:`_content_order`: chunk, set
+    hash, then number), so the candidates are runs of equal chunk, hash and length; their terms are compared
+    entry by entry with the run's first, and a candidate that differs (a hash collision) stands for itself."""
     n = len(s_start)
     rep = np.arange(n, dtype=np.int64)
     if n < 2:
         return rep
-    order = np.lexsort((s_len, s_gid, s_hash))  # stable: within a run, by sub-record number
     h, g, ln = s_hash[order], s_gid[order], s_len[order]
     new_run = np.empty(n, dtype=bool)
     new_run[0] = True
