@@ -4,24 +4,18 @@
   builder hashes per distinct sub-record): the builder's shared chunks against the pair-by-pair builder of the
   third round, with chunks from REFINE and chunks given as pairs (empty sub-records included), and a packed
   chunk equal, as a value and through pickle, to the same chunk given as pairs;
-* the end of ``python -m anonymizer`` (:mod:`anonymizer.cli.exiting`): the files, the printed lines and the
-  ``atexit`` handlers are those of the in-process run; nothing is held unless armed, nor under a profiler.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from test_perf_anon import _random_dataset
 
-from anonymizer.cli import exiting
 from anonymizer.disassociation import publish
 from anonymizer.disassociation.horpart import horpart, join_small_clusters
 from anonymizer.disassociation.refine import refine
@@ -103,39 +97,6 @@ def test_packed_chunk_is_the_chunk_of_pairs(seed: int) -> None:
     assert SharedChunk(["a"]) != SharedChunk(["a"], [(1, ("a",))])
     loose = SharedChunk.packed_from(["a"], PackedSubrecords([1, 4], [0, 0], [("a",)]))
     assert repr(loose) == "SharedChunk(terms=['a'], subrecords=[(1, ('a',)), (4, ('a',))])"
-
-
-def test_hold_keeps_nothing_unless_armed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(exiting, "_HELD", [])
-    monkeypatch.setattr(exiting, "_ARMED", False)
-    exiting.hold(object())
-    assert exiting._HELD == []
-    monkeypatch.setattr(sys, "getprofile", lambda: object())
-    exiting.arm()
-    assert exiting._ARMED is False  # a profiler writes its results after the program returns
-
-
-def test_python_m_anonymizer_ends_like_the_in_process_run(tmp_path: Path) -> None:
-    data = tmp_path / "data.txt"
-    data.write_text("".join(" ".join(sorted(r)) + "\n" for r in _random_dataset(3, n=200).records))
-    args = [str(data), "-k", "3", "-m", "2", "--max-cluster-size", "8", "--seed", "5"]
-    hook = tmp_path / "hook.py"  # an atexit handler, as a library would register one
-    hook.write_text(f"import atexit\natexit.register(lambda: open({str(tmp_path / 'atexit')!r}, 'w').write('ran'))\n")
-    script = (f"import runpy, sys; sys.path.insert(0, {str(tmp_path)!r}); import hook; "
-              "sys.argv = ['anonymizer', *sys.argv[1:]]; runpy.run_module('anonymizer', run_name='__main__')")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", script, *args, "-o", str(tmp_path / "a.json"), "--truth",
-                          str(tmp_path / "a-truth.json")], capture_output=True, text=True, env=env, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    assert (tmp_path / "atexit").read_text() == "ran"
-    from anonymizer.__main__ import main
-
-    assert main([*args, "-o", str(tmp_path / "b.json"), "--truth", str(tmp_path / "b-truth.json")]) == 0
-    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    a_truth = (tmp_path / "a-truth.json").read_bytes()
-    assert a_truth == (tmp_path / "b-truth.json").read_bytes()
-    lines = out.stdout.splitlines()
-    assert len(lines) == 5 and lines[0].endswith(f"(truth: {tmp_path / 'a-truth.json'})") and "tlost" in lines[3]
 
 
 def _term_chunk_reference(table, plans) -> list[list[tuple[str, list[int]]]]:  # noqa: ANN001
