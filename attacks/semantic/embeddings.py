@@ -10,6 +10,9 @@ size before anything is allocated (:func:`check_vectors_header`).
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import os
 from typing import Any
 
@@ -119,6 +122,8 @@ def load_embeddings(embeddings: Any = None, trust_pickle: bool = False) -> Any:
     detected; ``.bin`` word2vec binary; ``NAME.npy`` + ``NAME.words``; a gensim ``.kv``/``.model``
     pickle only with ``trust_pickle=True``).
     """
+    if isinstance(embeddings, (str, os.PathLike)):
+        return _load_path(os.fspath(embeddings), trust_pickle)
     from gensim.models import KeyedVectors
 
     if embeddings is None:
@@ -127,33 +132,54 @@ def load_embeddings(embeddings: Any = None, trust_pickle: bool = False) -> Any:
         return _GLOVE_CACHE["glove"]
     if isinstance(embeddings, KeyedVectors):
         return embeddings
-    path = os.fspath(embeddings)
+    return _load_path(os.fspath(embeddings), trust_pickle)
+
+
+def _load_path(path: str, trust_pickle: bool) -> Any:
+    """:func:`load_embeddings` of a file. A text or binary file's header is checked before gensim is
+    imported (about 1.5 s with SciPy's statistics), so a file that cannot be read is refused at once."""
     kind = embeddings_format(path, trust_pickle)
     if kind == "npy":
         return _load_npy(path)
     if kind == "pickle":
-        try:
-            kv = KeyedVectors.load(path)
-        except Exception as exc:  # noqa: BLE001 - a trusted pickle can fail in any way
-            raise InputError(f"{path}: not a readable gensim file ({type(exc).__name__})") from None
-        if not isinstance(kv, KeyedVectors):
-            raise InputError(f"{path}: holds a {type(kv).__name__}, not gensim KeyedVectors")
-        return kv
+        return _load_pickle(path)
     try:
-        from gensim import utils as gensim_utils
-
-        with gensim_utils.open(path, "rb") as handle:
-            first = handle.readline(1 << 16).split()
+        first = _first_fields(path)
         check_vectors_header(path, first, binary=kind == "word2vec-binary")
+        from gensim.models import KeyedVectors
+
         if kind == "word2vec-binary":
             return KeyedVectors.load_word2vec_format(path, binary=True)
         has_header = len(first) == 2 and all(p.isdigit() for p in first)
         return KeyedVectors.load_word2vec_format(path, binary=False, no_header=not has_header)
     except InputError:
         raise
-    except (ValueError, UnicodeDecodeError, EOFError, IndexError, OSError) as exc:
+    except (ValueError, UnicodeDecodeError, EOFError, IndexError, OSError, lzma.LZMAError) as exc:
         detail = str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__
         raise InputError(f"{path}: not a readable embeddings file ({detail})") from None
+
+
+def _load_pickle(path: str) -> Any:
+    """A gensim ``.kv``/``.model`` file (``--trust-pickle`` only; :func:`embeddings_format`)."""
+    from gensim.models import KeyedVectors
+
+    try:
+        kv = KeyedVectors.load(path)
+    except Exception as exc:  # noqa: BLE001 - a trusted pickle can fail in any way
+        raise InputError(f"{path}: not a readable gensim file ({type(exc).__name__})") from None
+    if not isinstance(kv, KeyedVectors):
+        raise InputError(f"{path}: holds a {type(kv).__name__}, not gensim KeyedVectors")
+    return kv
+
+
+def _first_fields(path: str) -> list[bytes]:
+    """The fields of a vectors file's first line (at most 64 KiB), decompressed by its suffix as gensim's
+    reader (``smart_open``) decompresses it: ``.gz``, ``.bz2``, ``.xz``."""
+    lower = path.lower()
+    opener: Any = (gzip.open if lower.endswith(".gz") else bz2.open if lower.endswith(".bz2")
+                   else lzma.open if lower.endswith(".xz") else open)
+    with opener(path, "rb") as handle:
+        return handle.readline(1 << 16).split()
 
 
 MAX_VECTOR_DIM = 100_000
