@@ -111,20 +111,16 @@ def test_vectors() -> Any:
 
 
 @pytest.fixture(scope="session")
-def lee_dataset(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The Lee news corpus as transactions (each document's distinct terms), built once per session."""
+def lee_dataset(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The Lee news corpus as transactions (each document's distinct terms), built once per session from
+    scratch, in a cache folder of its own. The folder is named for the build only: the tests after it read
+    the usual cache (the variable was left set for the rest of the session, so every later test of the
+    worker rebuilt WordNet's documents, the text sources and the topic models in an empty folder)."""
     from corpora.text.api import build_text_dataset
 
-    cache = tmp_path_factory.mktemp("text-cache")
-    previous = os.environ.get("DISASSOC_CACHE")
-    os.environ["DISASSOC_CACHE"] = str(cache)
-    try:
-        yield build_text_dataset("lee")
-    finally:
-        if previous is None:
-            os.environ.pop("DISASSOC_CACHE", None)
-        else:
-            os.environ["DISASSOC_CACHE"] = previous
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DISASSOC_CACHE", str(tmp_path_factory.mktemp("text-cache")))
+        return build_text_dataset("lee")
 
 
 @pytest.fixture(scope="module")
