@@ -69,6 +69,7 @@ from attacks.audit_semantic import SEMANTIC_MIN_WORD_SHARE, semantic_check, word
 from attacks.audit_utility import utility_section
 from attacks.cover.detector import CoverReport, run_cover_attack
 from attacks.cover.knowledge import EVERY_COVER_PAIR, Knowledge, cover_pair_itemsets, make_knowledge
+from attacks.cover.problem import FlatRelease, flatten
 from attacks.threat_model import (
     DEFAULT_MAX_PEM,
     DEFAULT_MAX_SEMANTIC_GAIN,
@@ -247,6 +248,7 @@ def _attackers(rel: Release, tm: ThreatModel, tru: Truth | None, original: Trans
     give_original = original if source in ("truth", "original") else None
     sizes = cluster_sizes(rel)
     chance = random_placement_per_cluster(rel)
+    flat = flatten(rel)  # the cover index every attacker's knowledge and detector read (made once)
     rows: list[dict[str, Any]] = []
     checks: list[AuditCheck] = []
     cover: CoverReport | None = None
@@ -265,14 +267,14 @@ def _attackers(rel: Release, tm: ThreatModel, tru: Truth | None, original: Trans
             knowledge = make_knowledge(rel, spec.name, seed, truth=give_truth, original=give_original,
                                        moderate_share=spec.moderate_share, m=spec.m, weak_items=spec.items,
                                        external_items=spec.external_items,
-                                       itemsets_per_target=spec.itemsets_per_target)
+                                       itemsets_per_target=spec.itemsets_per_target, flat=flat)
         except InputError as exc:
             if "external vocabulary" not in str(exc):
                 raise
             checks.append(AuditCheck(label, "skipped", None, tm.max_vulnerable, str(exc),
                                      reference=_REFERENCES["attacker"]))
             continue
-        report = run_cover_attack(rel, spec.name, seed, knowledge=knowledge, list_problems=cover is None)
+        report = run_cover_attack(rel, spec.name, seed, knowledge=knowledge, list_problems=cover is None, flat=flat)
         if cover is None:
             cover = report
         share = report.vulnerable_records / report.n_records if report.n_records else 0.0
@@ -280,20 +282,21 @@ def _attackers(rel: Release, tm: ThreatModel, tru: Truth | None, original: Trans
                      "knowledge_size": report.knowledge_size, "vulnerable_records": report.vulnerable_records,
                      "share": share, "breaches": report.breaches, "algorithm1_total": report.algorithm1_total,
                      "m": spec.m if spec.m is not None else rel.m, "itemsets_per_target": spec.itemsets_per_target})
-        checks.append(_attacker_check(rel, spec, knowledge, report, share, sizes, chance, seed, number, tm))
+        checks.append(_attacker_check(rel, spec, knowledge, report, share, sizes, chance, seed, number, tm, flat))
     if cover is None:  # no attacker ran: PEM and the cover problems still come from the detector
-        cover = run_cover_attack(rel, "strong", seed, knowledge=Knowledge([], "none", "none"), list_problems=True)
+        cover = run_cover_attack(rel, "strong", seed, knowledge=Knowledge([], "none", "none"), list_problems=True,
+                                 flat=flat)
     return rows, cover, checks
 
 
 def _attacker_check(rel: Release, spec: AttackerSpec, knowledge: Knowledge, report: CoverReport, share: float,
-                    sizes: Any, chance: Any, seed: int, number: int, tm: ThreatModel) -> AuditCheck:
+                    sizes: Any, chance: Any, seed: int, number: int, tm: ThreatModel, flat: FlatRelease) -> AuditCheck:
     """One attacker's check: its share of breached records beside the frequency-only attacker and chance."""
     import numpy as np
 
     attack = np.asarray(report.vulnerable_per_cluster, dtype=np.float64)
     total = float(sizes.sum())
-    itemsets = cover_pair_itemsets(rel) if knowledge.every_cover_pair else knowledge.itemsets
+    itemsets = cover_pair_itemsets(rel, flat) if knowledge.every_cover_pair else knowledge.itemsets
     freq = frequency_only_per_cluster(rel, itemsets).astype(np.float64)
     freq_count = int(freq.sum())
     d_freq, i_freq = paired_cluster_difference(attack, freq, sizes, seed, 2 * number)
