@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_runner import run_tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reconstruction_oracle import TooLarge, guarantee1_violations, is_valid_reconstruction, truth_records
@@ -173,8 +174,7 @@ def test_run_parts_yields_parts_in_order(quest: TransactionDataset) -> None:
 def test_bad_split_options_are_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
     data = tmp_path / "d.txt"
     data.write_text("a b\na c\nb c\na b c\n")
-    done = subprocess.run([sys.executable, "-m", "anonymizer", str(data), "-k", "2", "-m", "2",
-                           "-o", str(tmp_path / "r.json"), *argv], capture_output=True, text=True, cwd=ROOT)
+    done = run_tool("anonymizer", [str(data), "-k", "2", "-m", "2", "-o", str(tmp_path / "r.json"), *argv], cwd=ROOT)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and message in done.stderr
     assert not (tmp_path / "r.json").exists()
