@@ -1,5 +1,5 @@
 """The text pre-processing's fast paths against the readings they replaced (issue 25): building
-WordNet's 117,654 background documents took 17.5 s and takes 12 s (same documents).
+WordNet's 117,654 background documents took 11.6 s and take 8.2 s (same documents).
 
 * :func:`tokenize` is :data:`TOKEN_PATTERN`'s ``findall`` (the ``regex`` engine), where it was NLTK's
   ``RegexpTokenizer`` given the same pattern, and cuts clitics only in a text that has an apostrophe;
