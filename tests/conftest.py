@@ -23,6 +23,7 @@ failing ones in ``.hypothesis/``) to search further. A failure found that way is
 from __future__ import annotations
 
 import ast
+import gc
 import inspect
 import os
 from collections.abc import Iterator
@@ -91,6 +92,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "dask" in text.lower() or "dask" in item.nodeid.lower():
             item.add_marker(pytest.mark.dask)
     items.sort(key=_long_first)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move what collection made (the imported libraries, the test modules and their items: about 200,000
+    objects a worker) out of the cyclic collector's sight (``gc.freeze``), as a server does before it forks.
+
+    They live until the session ends, and every full collection during the tests walked them again:
+    measured with ``gc.callbacks``, the two workers spent 36 s of the suite's 6 min 10 s of CPU in the
+    collector, 29 s after the freeze. The garbage collection left is collected first, so only live objects
+    are frozen (reference counting still frees them), and the tests' own objects are collected as usual."""
+    gc.collect()
+    gc.freeze()
 
 
 def _long_first(item: pytest.Item) -> int:
