@@ -19,7 +19,7 @@ remaining term that keeps it valid. The k^m test only counts the itemsets that c
 from __future__ import annotations
 
 import itertools
-from collections import Counter, _count_elements  # type: ignore[attr-defined]
+from collections import Counter
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -181,8 +181,7 @@ class _Chunk(Generic[T]):
             # a new one (t is not in the chunk): each new sub-record is listed d times, and ``old`` as
             # often as before minus d; both must be 0 or at least k.
             counts = self.counts
-            touched: dict[tuple[T, ...] | None, int] = {}
-            _count_elements(touched, map(self.sub.get, records))  # C-level counting into a plain dict
+            touched = Counter(map(self.sub.get, records))  # counted in C
             for old, d in touched.items():
                 if d < k or (old is not None and 0 < counts[old] - d < k):
                     return False
@@ -202,8 +201,7 @@ class _Chunk(Generic[T]):
         self.restricted = self.restricted or restricted_t
         sub = self.sub
         olds = list(map(sub.get, records))  # None: no sub-record yet
-        touched: dict[tuple[T, ...] | None, int] = {}
-        _count_elements(touched, olds)
+        touched = Counter(olds)
         # one new sub-record per sub-record t touches, shared by its records
         new_of = {old: (t,) if old is None else old + (t,) for old in touched}
         sub.update(zip(records, map(new_of.__getitem__, olds), strict=True))

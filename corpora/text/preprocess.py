@@ -105,9 +105,10 @@ _PLAIN_REFERENCE_HEADING = re.compile(
 
 #: Words with inner hyphens/apostrophes, numbers with separators, or any other non-space run: the
 #: pattern and flags this module gave NLTK's ``RegexpTokenizer`` (whose ``tokenize`` is the pattern's
-#: ``findall``; no branch matches the empty string). Compiled with the ``regex`` engine, as NLTK 3.10
-#: compiles it (``nltk.redos``): its ``\w`` and ``\d`` differ from ``re``'s on superscripts (``II²``)
-#: and combining accents, so naming the engine here keeps the tokens from changing with the NLTK version.
+#: ``findall``; no branch matches the empty string). Compiled with the ``regex`` engine, as NLTK
+#: compiles it from 3.10.3 on (``nltk.redos``; 3.10.2 and earlier used ``re``): its ``\w`` and ``\d`` differ
+#: from ``re``'s on superscripts (``II²``) and combining accents, so naming the engine here keeps the tokens
+#: from changing with the NLTK version.
 TOKEN_PATTERN = regex.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\w+(?:[.,:/-]\w+)*|[^\w\s]+",
                               re.UNICODE | re.MULTILINE | re.DOTALL)
 _CLITIC = re.compile(r"(?:'s|'re|'ve|'ll|'d|'m|n't)$", re.IGNORECASE)
